@@ -1,0 +1,52 @@
+//! Polynomial-degree analysis: detects functions of degree ≤ 2, whose discrete gradient
+//! is exactly the midpoint gradient.
+use super::{Graph, Id, Node, VarId};
+
+impl Graph {
+    /// Total polynomial degree of `e` in the variables selected by `in_vars`, treating
+    /// every other variable as a constant coefficient; `None` if `e` is not a polynomial
+    /// in them (a division by, or a transcendental function of, something that depends
+    /// on them). Conservative: cancellations the simplifier missed count.
+    pub fn degree(&self, e: Id, in_vars: &dyn Fn(VarId) -> bool) -> Option<u32> {
+        let mut memo: Vec<Option<Option<u32>>> = vec![None; e.index() + 1];
+        self.degree_rec(e, in_vars, &mut memo)
+    }
+
+    fn degree_rec(
+        &self,
+        e: Id,
+        in_vars: &dyn Fn(VarId) -> bool,
+        memo: &mut Vec<Option<Option<u32>>>,
+    ) -> Option<u32> {
+        if let Some(d) = memo[e.index()] {
+            return d;
+        }
+        let d = if !self.depends_on_any(e, in_vars) {
+            Some(0)
+        } else {
+            let mut deg = |x: Id| self.degree_rec(x, in_vars, memo);
+            match self.node(e) {
+                Node::Const(_) => Some(0),
+                Node::Var(_) => Some(1),
+                Node::Add(a, b) => deg(a).zip(deg(b)).map(|(x, y)| x.max(y)),
+                Node::Mul(a, b) => deg(a).zip(deg(b)).map(|(x, y)| x + y),
+                Node::Neg(a) => deg(a),
+                // b depends on the variables (else the early return above would not
+                // apply to b alone, but a might): only a constant denominator keeps a
+                // polynomial.
+                Node::Div(a, b) => match deg(b) {
+                    Some(0) => deg(a),
+                    _ => None,
+                },
+                Node::Powi(a, n) => match (deg(a), u32::try_from(n)) {
+                    (Some(x), Ok(n)) => Some(x * n),
+                    _ => None,
+                },
+                Node::Func(..) => None,
+                Node::SelectLt(..) => None,
+            }
+        };
+        memo[e.index()] = Some(d);
+        d
+    }
+}

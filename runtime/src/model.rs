@@ -1,0 +1,85 @@
+//! The traits `model!` implements for a model struct.
+use nalgebra::{RealField, SMatrix, SVector};
+
+use crate::state::State;
+
+/// The scalar type of every generated function: `f64`, `f32`, or a dual number.
+pub trait Real: RealField + Copy {}
+impl<T: RealField + Copy> Real for T {}
+
+/// Model-level functions of a mechanical system with `D` coordinates and `M` holonomic
+/// constraints, emitted by `model!` from the symbolic Lagrangian.
+///
+/// All functions are straight-line code: no allocation, no branches but those the model
+/// itself contains.
+pub trait Model<T: Real, const D: usize, const M: usize> {
+    /// The model's name as declared.
+    const NAME: &'static str;
+    /// Name of every scalar coordinate, e.g. `r.x`.
+    const COORDINATES: [&'static str; D];
+    /// Name of every scalar holonomic constraint, e.g. `length` or `tip.y`.
+    const CONSTRAINTS: [&'static str; M];
+
+    /// Lagrangian `L(q, v)`.
+    fn lagrangian(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> T;
+    /// Energy function `E = ∂L/∂v · v − L` (spec 000 eq. (4) with `p = ∂L/∂v`).
+    fn energy(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> T;
+    /// `∂L/∂q`.
+    fn dl_dq(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D>;
+    /// `∂L/∂v`, the conjugate momentum.
+    fn dl_dv(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D>;
+    /// Mass matrix `∂²L/∂v²`.
+    fn mass_matrix(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SMatrix<T, D, D>;
+    /// Velocity from momentum, `v = M⁻¹ p`, for Lagrangians quadratic in `v`. Emitted
+    /// symbolically when `M` is constant, otherwise one LU solve.
+    fn velocity(&self, q: &SVector<T, D>, p: &SVector<T, D>) -> SVector<T, D>;
+    /// Holonomic constraints `g(q)`.
+    fn constraints(&self, q: &SVector<T, D>) -> SVector<T, M>;
+    /// Constraint Jacobian `G(q) = ∂g/∂q`.
+    fn constraint_jacobian(&self, q: &SVector<T, D>) -> SMatrix<T, M, D>;
+    /// Curvature term of the hidden acceleration constraint, `c_k = vᵀ H_k(q) v` with
+    /// `H_k = ∂²g_k/∂q²`: `d²g/dt² = G q̈ + c`.
+    fn constraint_curvature(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, M>;
+}
+
+/// Momentum maps `J_ξ(q, p) = p · ξ_Q(q)` of the symmetries the model declares.
+pub trait MomentumMaps<T: Real, const D: usize, const K: usize> {
+    /// Name of every momentum map as declared.
+    const NAMES: [&'static str; K];
+    /// Values of all momentum maps at `(q, p)`.
+    fn momentum_maps(&self, q: &SVector<T, D>, p: &SVector<T, D>) -> SVector<T, K>;
+}
+
+/// Static facts about a scheme, declared once and read by docs, tests and tools.
+pub trait SchemeInfo {
+    /// Short label used in the papers and on the command line, e.g. `EM`.
+    const LABEL: &'static str;
+    /// Convergence order in `q` and `p` stated by the paper (and measured by the tests).
+    const ORDER: u32;
+    /// Whether the scheme conserves the energy to round-off.
+    const CONSERVES_ENERGY: bool;
+    /// Whether the scheme is symplectic.
+    const SYMPLECTIC: bool;
+}
+
+/// The discrete equations of scheme `S` for one step of a model, with `N` unknowns:
+/// emitted by `model!` from the scheme template, residual and exact Jacobian.
+pub trait Discretization<T: Real, S: SchemeInfo, const D: usize, const M: usize, const N: usize>:
+    Model<T, D, M>
+{
+    /// Writes the residual `R(known, x, h)` into `r` and `∂R/∂x` into `jac`.
+    fn residual_and_jacobian(
+        &self,
+        h: T,
+        known: &State<T, D, M>,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+        jac: &mut SMatrix<T, N, N>,
+    );
+    /// Writes only the residual `R(known, x, h)` into `r`.
+    fn residual(&self, h: T, known: &State<T, D, M>, x: &SVector<T, N>, r: &mut SVector<T, N>);
+    /// Newton's starting point: the known values at `t^n` (spec 000 §3, "simple guess").
+    fn initial_guess(&self, h: T, known: &State<T, D, M>) -> SVector<T, N>;
+    /// The state at `t^{n+1}` from the solved unknowns.
+    fn accept(&self, h: T, known: &State<T, D, M>, x: &SVector<T, N>) -> State<T, D, M>;
+}

@@ -1,0 +1,26 @@
+//! The state a GGL-family scheme carries from step to step.
+use nalgebra::SVector;
+
+use crate::model::Real;
+
+/// State at one time node: positions, velocities, momenta and the two multiplier
+/// vectors of the GGL principle (spec 000 eq. (33)).
+///
+/// Which time label each field carries depends on the scheme (spec 000 §6): for EM all
+/// belong to `t^n`; for VI-A `v` and the multipliers belong to the interval
+/// `[t^{n-1}, t^n]` that ended at this node.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct State<T: Real, const D: usize, const M: usize> {
+    /// Time `t^n`.
+    pub t: T,
+    /// Positions `q`.
+    pub q: SVector<T, D>,
+    /// Velocities `v`.
+    pub v: SVector<T, D>,
+    /// Conjugate momenta `p`.
+    pub p: SVector<T, D>,
+    /// Multipliers `λ` of the position constraints `g(q) = 0`.
+    pub lambda: SVector<T, M>,
+    /// Multipliers `γ` of the velocity constraints `G M⁻¹ p = 0`.
+    pub gamma: SVector<T, M>,
+}
