@@ -1,12 +1,40 @@
-//! The `model!` macro of livens: DSL → model IR → symbolic engine → scheme templates →
-//! Rust code. See the `livens` crate for the user documentation.
+//! The `model!` macro of livens, a small compiler in stages, one module each:
+//! `dsl` (syn grammar) → `lower` (names, vectors → scalar graph, the `ir`) → `check`
+//! (can the model support its schemes?) → `schemes` (templates build the discrete
+//! equations) → `emit` (straight-line Rust through the `sym` engine's emitter).
+//! Everything below the entry point speaks `proc_macro2`, so it is unit-testable.
+mod check;
+mod dsl;
+mod emit;
+mod errors;
+mod ir;
+mod lower;
+mod schemes;
 mod sym;
 
 use proc_macro::TokenStream;
+use quote::quote;
 
-/// Declares a mechanical model; see the `livens` crate docs.
+/// Declares a mechanical model and generates its model-level functions and the step
+/// equations of the schemes it lists. See the `livens` crate docs for the grammar.
 #[proc_macro]
 pub fn model(input: TokenStream) -> TokenStream {
-    let _ = input;
-    TokenStream::new()
+    let ast = syn::parse_macro_input!(input as dsl::ModelAst);
+    expand(ast).into()
+}
+
+fn expand(ast: dsl::ModelAst) -> proc_macro2::TokenStream {
+    // On error, still emit the struct so that the user sees one error, not a cascade.
+    let (vis, name) = (ast.vis.clone(), ast.name.clone());
+    let result = lower::lower(ast).and_then(|mut model| {
+        check::check(&mut model)?;
+        Ok(emit::expand(&mut model))
+    });
+    result.unwrap_or_else(|e| {
+        let err = e.to_compile_error();
+        quote! {
+            #err
+            #vis struct #name<T = f64>(::core::marker::PhantomData<T>);
+        }
+    })
 }

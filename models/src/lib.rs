@@ -1,1 +1,14 @@
-//! Models.
+//! Every model of the livens seed papers, declared with `model!`, with the papers'
+//! parameters and consistent initial states. One model per file; the doc is the physics.
+#![no_std]
+#![forbid(unsafe_code)]
+
+// The generated code names the runtime through `::livens`; this crate depends on the
+// runtime directly (the facade depends on this crate), so alias it.
+extern crate livens_runtime as livens;
+
+mod pendulum;
+mod top;
+
+pub use pendulum::Pendulum3d;
+pub use top::LagrangeTop;

@@ -8,14 +8,16 @@
 mod degree;
 mod diff;
 pub mod emit;
+#[cfg(test)]
 mod eval;
+#[cfg(test)]
 mod sexp;
 mod subst;
 
 use std::collections::HashMap;
 
 /// Index of a node in [`Graph::nodes`].
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
 pub struct Id(u32);
 
 impl Id {
@@ -118,10 +120,12 @@ impl Graph {
         self.nodes[id.index()]
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.nodes.len()
     }
 
+    #[cfg(test)]
     pub fn var_name(&self, v: VarId) -> &str {
         &self.var_names[v.0 as usize]
     }
@@ -133,6 +137,12 @@ impl Graph {
         (v, self.intern(Node::Var(v)))
     }
 
+    /// The node of an existing variable.
+    pub fn var_node(&mut self, v: VarId) -> Id {
+        self.intern(Node::Var(v))
+    }
+
+    #[cfg(test)]
     pub fn var_count(&self) -> usize {
         self.var_names.len()
     }

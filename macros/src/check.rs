@@ -1,0 +1,81 @@
+//! Checks that a model supports the schemes it asks for. One function per condition,
+//! each with the reason it exists; errors land on the user's token.
+use crate::errors::Errors;
+use crate::ir::Model;
+use crate::schemes::{constant_inverse, is_constant, mass_matrix};
+
+/// Runs every check, reporting all failures together.
+pub fn check(model: &mut Model) -> syn::Result<()> {
+    let mut errors = Errors::default();
+    constant_mass_matrix(model, &mut errors);
+    quadratic_constraints(model, &mut errors);
+    errors.finish()
+}
+
+/// Every GGL scheme assumes `L = ½ vᵀ M v − V(q)` with a constant, nonsingular `M`
+/// (spec 000 §1 and Sect. 7 of the paper): the discrete equations use `M⁻¹` and the
+/// secondary constraint `G M⁻¹ p`.
+fn constant_mass_matrix(model: &mut Model, errors: &mut Errors) {
+    let Some(req) = model.schemes.iter().find(|s| s.kind.needs_constant_mass()) else {
+        return;
+    };
+    let (name, span) = (req.kind.name(), req.span);
+    let mass = mass_matrix(model);
+    if !is_constant(model, &mass) {
+        // error: scheme `GglEm` needs a constant mass matrix, but ∂²L/∂v² depends on the coordinates
+        errors.push(
+            span,
+            format!(
+                "scheme `{name}` needs a constant mass matrix (L = ½ vᵀMv − V(q)), but \
+                 ∂²L/∂v² of this model depends on the coordinates or velocities"
+            ),
+        );
+        return;
+    }
+    // No terms linear in v: ∂L/∂v must vanish at v = 0.
+    let is_v = |v| model.is_v(v);
+    let quadratic = model.graph.degree(model.lagrangian, &is_v).is_some_and(|d| d <= 2);
+    let l = model.lagrangian;
+    let vv = model.v.clone();
+    let dl_dv = model.graph.gradient(l, &vv);
+    let zero = model.graph.zero();
+    let map = vv.iter().map(|&v| (v, zero)).collect();
+    let at_rest = model.graph.substitute(&dl_dv, &map);
+    if !quadratic || at_rest.iter().any(|&e| !model.graph.is_zero(e)) {
+        errors.push(
+            span,
+            format!("scheme `{name}` needs a Lagrangian of the form ½ vᵀMv − V(q), with no terms linear in the velocities"),
+        );
+        return;
+    }
+    if constant_inverse(model, &mass).is_none() {
+        errors.push(
+            span,
+            format!("scheme `{name}` needs a nonsingular mass matrix; some coordinate has no kinetic energy"),
+        );
+    }
+}
+
+/// EM uses the midpoint Jacobian `G(q^½)` as the discrete derivative of `g` (spec 000
+/// §2.6), exact only for constraints of degree ≤ 2.
+fn quadratic_constraints(model: &Model, errors: &mut Errors) {
+    let Some(req) = model.schemes.iter().find(|s| s.kind.needs_quadratic_constraints()) else {
+        return;
+    };
+    let is_q = |v| model.is_q(v);
+    for c in &model.constraints {
+        let deg = model.graph.degree(c.expr, &is_q);
+        if !deg.is_some_and(|d| d <= 2) {
+            let what = deg.map_or_else(|| "is not a polynomial".to_string(), |d| format!("has degree {d}"));
+            errors.push(
+                c.span,
+                format!(
+                    "scheme `{}` needs holonomic constraints of degree ≤ 2 in the coordinates \
+                     (their discrete gradient is then the midpoint gradient); `{}` {what}",
+                    req.kind.name(),
+                    c.name
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! The model! grammar, parsed with syn. The accepted syntax:
+//!
+//! ```text
+//! model! {
+//!     /// docs
+//!     pub struct Name {
+//!         params { /// docs
+//!                  m = 1.0, l = 1.0 }           // runtime parameters with defaults
+//!         coords { r: Vec3, theta: Scalar }     // velocities are r_dot, theta_dot
+//!         let name = expr;                      // a named subexpression
+//!         kinetic = expr;                       // with potential = expr; or:
+//!         lagrangian = expr;
+//!         holonomic { name: expr, ... }         // scalar- or vector-valued g(q) = 0
+//!         momentum { name: rotation(e3), name: translation(e1), ... }
+//!         schemes { GglEm, GglViA }
+//!     }
+//! }
+//! ```
+//!
+//! Blocks may come in any order, each at most once (`let` any number of times).
+//! Reserved for later blocks, in the same style: `invariants { pi: expr, ... }`,
+//! `nonholonomic { name: expr, ... }`, `forces { ... }`, `inputs { u: Vec3 }`, and the
+//! coordinate kinds `Quat`, `SO3`, `SE2`.
+use proc_macro2::Span;
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{braced, Attribute, Expr, Ident, Token, Visibility};
+
+mod kw {
+    syn::custom_keyword!(params);
+    syn::custom_keyword!(coords);
+    syn::custom_keyword!(kinetic);
+    syn::custom_keyword!(potential);
+    syn::custom_keyword!(lagrangian);
+    syn::custom_keyword!(holonomic);
+    syn::custom_keyword!(momentum);
+    syn::custom_keyword!(schemes);
+}
+
+/// The words that open a block, for error messages.
+const BLOCKS: &str =
+    "`params`, `coords`, `let`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `momentum` or `schemes`";
+
+/// A parsed model, before name resolution.
+pub struct ModelAst {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+    pub params: Vec<ParamAst>,
+    pub coords: Vec<CoordAst>,
+    pub lets: Vec<(Ident, Expr)>,
+    pub kinetic: Option<(Span, Expr)>,
+    pub potential: Option<(Span, Expr)>,
+    pub lagrangian: Option<(Span, Expr)>,
+    pub holonomic: Vec<(Ident, Expr)>,
+    pub momentum: Vec<(Ident, Expr)>,
+    pub schemes: Vec<Ident>,
+}
+
+/// `/// doc` `name = default`
+pub struct ParamAst {
+    pub attrs: Vec<Attribute>,
+    pub name: Ident,
+    pub default: Expr,
+}
+
+/// `name: Kind`
+pub struct CoordAst {
+    pub name: Ident,
+    pub kind: Ident,
+}
+
+struct Param(ParamAst);
+impl Parse for Param {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let name: Ident = input.parse()?;
+        input.parse::<Token![=]>()?;
+        let default = input.parse()?;
+        Ok(Param(ParamAst { attrs, name, default }))
+    }
+}
+
+struct Coord(CoordAst);
+impl Parse for Coord {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<Token![:]>()?;
+        let kind = input.parse()?;
+        Ok(Coord(CoordAst { name, kind }))
+    }
+}
+
+/// `name: expr`
+struct Named(Ident, Expr);
+impl Parse for Named {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<Token![:]>()?;
+        Ok(Named(name, input.parse()?))
+    }
+}
+
+/// `{ item, item, ... }`
+fn braced_list<T: Parse>(input: ParseStream) -> syn::Result<Vec<T>> {
+    let content;
+    braced!(content in input);
+    Ok(Punctuated::<T, Token![,]>::parse_terminated(&content)?.into_iter().collect())
+}
+
+/// `= expr ;`
+fn assigned(input: ParseStream) -> syn::Result<Expr> {
+    input.parse::<Token![=]>()?;
+    let e = input.parse()?;
+    input.parse::<Token![;]>()?;
+    Ok(e)
+}
+
+fn set_once<T>(slot: &mut Option<T>, value: T, span: Span, what: &str) -> syn::Result<()> {
+    if slot.is_some() {
+        return Err(syn::Error::new(span, format!("`{what}` is declared twice")));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+impl Parse for ModelAst {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        input.parse::<Token![struct]>()?;
+        let name: Ident = input.parse()?;
+        let body;
+        braced!(body in input);
+        let mut m = ModelAst {
+            attrs,
+            vis,
+            name,
+            params: Vec::new(),
+            coords: Vec::new(),
+            lets: Vec::new(),
+            kinetic: None,
+            potential: None,
+            lagrangian: None,
+            holonomic: Vec::new(),
+            momentum: Vec::new(),
+            schemes: Vec::new(),
+        };
+        let (mut params, mut coords, mut holo, mut mom, mut schemes) = (None, None, None, None, None);
+        while !body.is_empty() {
+            let la = body.lookahead1();
+            if la.peek(kw::params) {
+                let k = body.parse::<kw::params>()?;
+                let v = braced_list::<Param>(&body)?.into_iter().map(|p| p.0).collect();
+                set_once(&mut params, v, k.span, "params")?;
+            } else if la.peek(kw::coords) {
+                let k = body.parse::<kw::coords>()?;
+                let v = braced_list::<Coord>(&body)?.into_iter().map(|c| c.0).collect();
+                set_once(&mut coords, v, k.span, "coords")?;
+            } else if la.peek(Token![let]) {
+                body.parse::<Token![let]>()?;
+                let name: Ident = body.parse()?;
+                m.lets.push((name, assigned(&body)?));
+            } else if la.peek(kw::kinetic) {
+                let k = body.parse::<kw::kinetic>()?;
+                set_once(&mut m.kinetic, (k.span, assigned(&body)?), k.span, "kinetic")?;
+            } else if la.peek(kw::potential) {
+                let k = body.parse::<kw::potential>()?;
+                set_once(&mut m.potential, (k.span, assigned(&body)?), k.span, "potential")?;
+            } else if la.peek(kw::lagrangian) {
+                let k = body.parse::<kw::lagrangian>()?;
+                set_once(&mut m.lagrangian, (k.span, assigned(&body)?), k.span, "lagrangian")?;
+            } else if la.peek(kw::holonomic) {
+                let k = body.parse::<kw::holonomic>()?;
+                let v = braced_list::<Named>(&body)?.into_iter().map(|n| (n.0, n.1)).collect();
+                set_once(&mut holo, v, k.span, "holonomic")?;
+            } else if la.peek(kw::momentum) {
+                let k = body.parse::<kw::momentum>()?;
+                let v = braced_list::<Named>(&body)?.into_iter().map(|n| (n.0, n.1)).collect();
+                set_once(&mut mom, v, k.span, "momentum")?;
+            } else if la.peek(kw::schemes) {
+                let k = body.parse::<kw::schemes>()?;
+                let v = braced_list::<Ident>(&body)?;
+                set_once(&mut schemes, v, k.span, "schemes")?;
+            } else {
+                // error: expected one of `params`, `coords`, ... in a model body
+                //   --> tests/ui/parse/unknown_block.rs
+                //    |     forces { ... }
+                //    |     ^^^^^^
+                return Err(syn::Error::new(
+                    body.span(),
+                    format!("expected {BLOCKS} in the body of a model"),
+                ));
+            }
+        }
+        m.params = params.unwrap_or_default();
+        m.coords = coords.unwrap_or_default();
+        m.holonomic = holo.unwrap_or_default();
+        m.momentum = mom.unwrap_or_default();
+        m.schemes = schemes.unwrap_or_default();
+        Ok(m)
+    }
+}

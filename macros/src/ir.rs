@@ -1,0 +1,141 @@
+//! The model IR: every quantity of the model as nodes of one symbolic graph, with the
+//! user's names and spans kept for later error messages.
+use proc_macro2::Span;
+use syn::{Attribute, Ident, Visibility};
+
+use crate::schemes::SchemeKind;
+use crate::sym::{Graph, Id, VarId};
+
+/// What a variable of the graph stands for; decides how the emitter reads it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Role {
+    /// Runtime parameter `self.<name>`, by index into [`Model::params`].
+    Param(usize),
+    /// Model-level coordinate `q[i]`, velocity `v[i]`, momentum `p[i]`.
+    Q(usize),
+    V(usize),
+    P(usize),
+    /// Step templates: the known state at `tⁿ`.
+    KnownQ(usize),
+    KnownV(usize),
+    KnownP(usize),
+    KnownLambda(usize),
+    KnownGamma(usize),
+    /// Step templates: the `i`-th unknown of the step equations.
+    Unknown(usize),
+    /// Step templates: the step size `h`.
+    Step,
+}
+
+pub struct Param {
+    pub attrs: Vec<Attribute>,
+    pub name: Ident,
+    pub default: f64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CoordKind {
+    Scalar,
+    Vec3,
+}
+
+impl CoordKind {
+    pub fn len(self) -> usize {
+        match self {
+            CoordKind::Scalar => 1,
+            CoordKind::Vec3 => 3,
+        }
+    }
+}
+
+pub struct Coord {
+    pub kind: CoordKind,
+    /// Index of the first scalar of this coordinate in `q`.
+    pub offset: usize,
+}
+
+pub struct Constraint {
+    pub name: String,
+    pub expr: Id,
+    pub span: Span,
+}
+
+/// A one-parameter symmetry group acting on every 3-vector coordinate block.
+#[derive(Clone, Copy, Debug)]
+pub enum Symmetry {
+    /// Rotations about a fixed axis: `ξ_Q(q) = a × q` per block.
+    Rotation([f64; 3]),
+    /// Translations along a fixed direction: `ξ_Q(q) = a` per block.
+    Translation([f64; 3]),
+}
+
+pub struct Momentum {
+    pub name: Ident,
+    pub symmetry: Symmetry,
+}
+
+pub struct SchemeRequest {
+    pub kind: SchemeKind,
+    pub span: Span,
+}
+
+pub struct Model {
+    pub graph: Graph,
+    /// Role of every variable, indexed by `VarId`.
+    pub roles: Vec<Role>,
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+    pub params: Vec<Param>,
+    pub coords: Vec<Coord>,
+    /// Scalar coordinate, velocity and momentum variables, in `q` order.
+    pub q: Vec<VarId>,
+    pub v: Vec<VarId>,
+    pub p: Vec<VarId>,
+    /// Display name of every scalar coordinate (`r.x`, `theta`).
+    pub coord_names: Vec<String>,
+    pub lagrangian: Id,
+    pub lagrangian_span: Span,
+    /// `V(q) = −L(q, 0)`.
+    pub potential: Id,
+    pub constraints: Vec<Constraint>,
+    pub momenta: Vec<Momentum>,
+    pub schemes: Vec<SchemeRequest>,
+}
+
+impl Model {
+    /// A fresh variable of the given role.
+    pub fn new_var(&mut self, name: impl Into<String>, role: Role) -> (VarId, Id) {
+        let (v, id) = self.graph.new_var(name);
+        debug_assert_eq!(v.0 as usize, self.roles.len());
+        self.roles.push(role);
+        (v, id)
+    }
+
+    pub fn role(&self, v: VarId) -> Role {
+        self.roles[v.0 as usize]
+    }
+
+    /// Number of scalar coordinates `d`.
+    pub fn dim(&self) -> usize {
+        self.q.len()
+    }
+
+    /// Number of scalar holonomic constraints `m`.
+    pub fn n_constraints(&self) -> usize {
+        self.constraints.len()
+    }
+
+    /// Whether `v` is a coordinate, velocity or momentum variable.
+    pub fn is_q(&self, v: VarId) -> bool {
+        matches!(self.role(v), Role::Q(_))
+    }
+
+    pub fn is_v(&self, v: VarId) -> bool {
+        matches!(self.role(v), Role::V(_))
+    }
+
+    pub fn constraint_exprs(&self) -> Vec<Id> {
+        self.constraints.iter().map(|c| c.expr).collect()
+    }
+}

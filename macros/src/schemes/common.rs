@@ -1,0 +1,208 @@
+//! What every template shares: the known state and the unknowns as variables, model
+//! quantities evaluated at other points by substitution, and the output description.
+use std::collections::HashMap;
+
+use crate::ir::{Model, Role};
+use crate::sym::{Id, VarId};
+
+/// The step equations of one scheme, as graph nodes.
+pub struct Template {
+    /// The unknown variables `x`, in order.
+    pub unknowns: Vec<VarId>,
+    /// `R(known, x, h)`, one entry per unknown.
+    pub residual: Vec<Id>,
+    /// Newton's starting point, in terms of the known state.
+    pub guess: Vec<Id>,
+    /// The state at `tⁿ⁺¹` in terms of the known state and `x`.
+    pub next: NextState,
+}
+
+pub struct NextState {
+    pub q: Vec<Id>,
+    pub v: Vec<Id>,
+    pub p: Vec<Id>,
+    pub lambda: Vec<Id>,
+    pub gamma: Vec<Id>,
+}
+
+/// Variables of the known state at `tⁿ` and the step size.
+pub struct Known {
+    pub q: Vec<Id>,
+    pub v: Vec<Id>,
+    pub p: Vec<Id>,
+    pub lambda: Vec<Id>,
+    pub gamma: Vec<Id>,
+    pub h: Id,
+}
+
+impl Known {
+    pub fn new(model: &mut Model) -> Self {
+        let (d, m) = (model.dim(), model.n_constraints());
+        let mut vars = |prefix: &str, n: usize, role: fn(usize) -> Role| -> Vec<Id> {
+            (0..n).map(|i| model.new_var(format!("{prefix}{i}"), role(i)).1).collect()
+        };
+        let q = vars("qn", d, Role::KnownQ);
+        let v = vars("vn", d, Role::KnownV);
+        let p = vars("pn", d, Role::KnownP);
+        let lambda = vars("ln", m, Role::KnownLambda);
+        let gamma = vars("gn", m, Role::KnownGamma);
+        let h = model.new_var("h", Role::Step).1;
+        Known { q, v, p, lambda, gamma, h }
+    }
+}
+
+/// Allocates the unknowns in blocks of the given sizes.
+pub fn unknowns(model: &mut Model, blocks: &[usize]) -> (Vec<VarId>, Vec<Vec<Id>>) {
+    let mut all = Vec::new();
+    let mut out = Vec::new();
+    for &n in blocks {
+        let mut block = Vec::new();
+        for _ in 0..n {
+            let i = all.len();
+            let (v, id) = model.new_var(format!("x{i}"), Role::Unknown(i));
+            all.push(v);
+            block.push(id);
+        }
+        out.push(block);
+    }
+    (all, out)
+}
+
+/// `exprs` (in the model's `q` and `v`) evaluated at `q = at_q`, `v = at_v`.
+pub fn at(model: &mut Model, exprs: &[Id], at_q: &[Id], at_v: Option<&[Id]>) -> Vec<Id> {
+    let mut map: HashMap<VarId, Id> = model.q.iter().copied().zip(at_q.iter().copied()).collect();
+    if let Some(at_v) = at_v {
+        map.extend(model.v.iter().copied().zip(at_v.iter().copied()));
+    }
+    model.graph.substitute(exprs, &map)
+}
+
+/// `(1 − θ) a + θ b`, elementwise.
+pub fn lerp(model: &mut Model, a: &[Id], b: &[Id], theta: f64) -> Vec<Id> {
+    let g = &mut model.graph;
+    let (ca, cb) = (g.constant(1.0 - theta), g.constant(theta));
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| {
+            let (s, t) = (g.mul(ca, x), g.mul(cb, y));
+            g.add(s, t)
+        })
+        .collect()
+}
+
+/// Symbolic model quantities the templates share, in the model's `q` and `v`.
+pub struct Quantities {
+    /// `∂L/∂q`, `∂L/∂v`.
+    pub dl_dq: Vec<Id>,
+    pub dl_dv: Vec<Id>,
+    /// `∇V`.
+    pub grad_v: Vec<Id>,
+    /// `g(q)` and `G(q)` (row-major, `m × d`).
+    pub g: Vec<Id>,
+    pub jac: Vec<Vec<Id>>,
+    /// `M⁻¹` (row-major `d × d`), when the mass matrix is constant.
+    pub minv: Option<Vec<Vec<Id>>>,
+}
+
+impl Quantities {
+    pub fn new(model: &mut Model) -> Self {
+        let (qv, vv) = (model.q.clone(), model.v.clone());
+        let l = model.lagrangian;
+        let dl_dq = model.graph.gradient(l, &qv);
+        let dl_dv = model.graph.gradient(l, &vv);
+        let grad_v = model.graph.gradient(model.potential, &qv);
+        let g = model.constraint_exprs();
+        let jac = g.iter().map(|&gk| model.graph.gradient(gk, &qv)).collect();
+        let mass = mass_matrix(model);
+        let minv = constant_inverse(model, &mass);
+        Quantities { dl_dq, dl_dv, grad_v, g, jac, minv }
+    }
+}
+
+/// `∂²L/∂v²`, row-major.
+pub fn mass_matrix(model: &mut Model) -> Vec<Vec<Id>> {
+    let (l, vv) = (model.lagrangian, model.v.clone());
+    let dl_dv = model.graph.gradient(l, &vv);
+    dl_dv.iter().map(|&pi| model.graph.gradient(pi, &vv)).collect()
+}
+
+/// Whether a mass matrix depends on no coordinate or velocity.
+pub fn is_constant(model: &Model, mass: &[Vec<Id>]) -> bool {
+    mass.iter()
+        .flatten()
+        .all(|&e| !model.graph.depends_on_any(e, |v| model.is_q(v) || model.is_v(v)))
+}
+
+/// Symbolic inverse of a constant mass matrix by Gauss–Jordan elimination without
+/// pivoting. That is safe because a mass matrix is symmetric positive definite: every
+/// leading principal minor is positive, so no pivot vanishes. Structural zeros stay
+/// zero, so a (block-)diagonal `M` gives a (block-)diagonal `M⁻¹` of plain quotients.
+pub fn constant_inverse(model: &mut Model, mass: &[Vec<Id>]) -> Option<Vec<Vec<Id>>> {
+    if !is_constant(model, mass) {
+        return None;
+    }
+    let g = &mut model.graph;
+    let n = mass.len();
+    let (zero, one) = (g.zero(), g.one());
+    let mut a: Vec<Vec<Id>> = mass.to_vec();
+    let mut inv: Vec<Vec<Id>> = (0..n).map(|i| (0..n).map(|j| if i == j { one } else { zero }).collect()).collect();
+    for k in 0..n {
+        let pivot = a[k][k];
+        if g.is_zero(pivot) {
+            // Structurally singular: some coordinate carries no kinetic energy.
+            return None;
+        }
+        for j in 0..n {
+            a[k][j] = g.div(a[k][j], pivot);
+            inv[k][j] = g.div(inv[k][j], pivot);
+        }
+        for i in 0..n {
+            if i == k || g.is_zero(a[i][k]) {
+                continue;
+            }
+            let f = a[i][k];
+            for j in 0..n {
+                let (s, t) = (g.mul(f, a[k][j]), g.mul(f, inv[k][j]));
+                a[i][j] = g.sub(a[i][j], s);
+                inv[i][j] = g.sub(inv[i][j], t);
+            }
+        }
+    }
+    Some(inv)
+}
+
+/// Matrix–vector product of row-major symbolic matrices.
+pub fn mat_vec(model: &mut Model, a: &[Vec<Id>], x: &[Id]) -> Vec<Id> {
+    a.iter().map(|row| model.graph.dot(row, x)).collect()
+}
+
+/// `Aᵀ y` for an `m × d` matrix `A`.
+pub fn mat_t_vec(model: &mut Model, a: &[Vec<Id>], y: &[Id], d: usize) -> Vec<Id> {
+    let g = &mut model.graph;
+    (0..d)
+        .map(|j| {
+            let col: Vec<Id> = a.iter().map(|row| row[j]).collect();
+            g.dot(&col, y)
+        })
+        .collect()
+}
+
+/// `Σ_k γ_k H_k(q) w = ∇_q (γ · G(q) w)` for `γ`, `w` independent of `q`, evaluated at
+/// `q = at_q`: the contraction `T(q, γ) w` of spec 000 without a third-order tensor.
+pub fn hessian_contraction(model: &mut Model, jac: &[Vec<Id>], gamma: &[Id], w: &[Id], at_q: &[Id]) -> Vec<Id> {
+    let gw = mat_vec(model, jac, w);
+    let s = model.graph.dot(gamma, &gw);
+    let qv = model.q.clone();
+    let grad = model.graph.gradient(s, &qv);
+    at(model, &grad, at_q, None)
+}
+
+/// `a − b` and friends, elementwise.
+pub fn zip_with(model: &mut Model, a: &[Id], b: &[Id], f: impl Fn(&mut crate::sym::Graph, Id, Id) -> Id) -> Vec<Id> {
+    a.iter().zip(b).map(|(&x, &y)| f(&mut model.graph, x, y)).collect()
+}
+
+/// `c · a`, elementwise.
+pub fn scale(model: &mut Model, c: Id, a: &[Id]) -> Vec<Id> {
+    a.iter().map(|&x| model.graph.mul(c, x)).collect()
+}

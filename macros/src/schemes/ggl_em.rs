@@ -1,0 +1,92 @@
+//! GGL energy–momentum scheme "EM": Kinon, Betsch, Schneider (2023), Sect. 5, eq. (84);
+//! spec 000 §2.6. The velocity is eliminated (`v = M⁻¹ p`, valid for constant `M`), as
+//! in the authors' code, leaving the unknowns `x = (q¹, p¹, λ¹, γ¹)`:
+//!
+//! ```text
+//! (84a) 0 = q¹ − q⁰ − h M⁻¹ p^½ − h M⁻¹ 𝖣g ᵀ γ¹
+//! (84b) 0 = p¹ − p⁰ + h 𝖣V + h 𝖣g ᵀ λ¹ + h Σ_k γ¹_k H_k M⁻¹ p^½
+//! (84d) 0 = g(q¹)
+//! (84e) 0 = G(q¹) M⁻¹ p¹
+//! ```
+//!
+//! with the discrete derivatives of spec 000 §2.6 for functions of degree ≤ 2:
+//! `𝖣g = G(q^½)`, `𝖣_p g^v = G(q^½) M⁻¹`, row k of `𝖣_q g^v` = `(H_k M⁻¹ p^½)ᵀ`.
+//! `𝖣V = ∇V(q^½)` if `V` has degree ≤ 2; otherwise the Gonzalez formula
+//! `∇V(q^½) + (V(q¹) − V(q⁰) − ∇V(q^½)·Δq) / |Δq|² Δq`, with the midpoint gradient as
+//! the branch for `|Δq|² < 1e-12` (spec 000 §2.6 warns that this formula does not
+//! conserve momentum maps; invariant-based gradients come with issue #3).
+use super::common::{at, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, unknowns, zip_with, Known, NextState, Quantities, Template};
+use crate::ir::Model;
+use crate::sym::Id;
+
+pub fn template(model: &mut Model) -> Template {
+    let (d, m) = (model.dim(), model.n_constraints());
+    let k = Known::new(model);
+    let qs = Quantities::new(model);
+    let minv = qs.minv.clone().expect("checked: GglEm needs a constant mass matrix");
+    let (vars, x) = unknowns(model, &[d, d, m, m]);
+    let (q1, p1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3]);
+    let h = k.h;
+
+    let qm = lerp(model, &k.q, q1, 0.5);
+    let pm = lerp(model, &k.p, p1, 0.5);
+    let minv_pm = mat_vec(model, &minv, &pm);
+    let jac_m: Vec<Vec<Id>> = qs.jac.iter().map(|row| at(model, row, &qm, None)).collect();
+
+    // (84a): q¹ − q⁰ − h M⁻¹ p^½ − h M⁻¹ G(q^½)ᵀ γ¹
+    let gt_gamma = mat_t_vec(model, &jac_m, gamma, d);
+    let minv_gt_gamma = mat_vec(model, &minv, &gt_gamma);
+    let dq = zip_with(model, q1, &k.q, |g, a, b| g.sub(a, b));
+    let flow = zip_with(model, &minv_pm, &minv_gt_gamma, |g, a, b| g.add(a, b));
+    let h_flow = scale(model, h, &flow);
+    let r1 = zip_with(model, &dq, &h_flow, |g, a, b| g.sub(a, b));
+
+    // (84b): p¹ − p⁰ + h 𝖣V + h G(q^½)ᵀ λ¹ + h T(q^½, γ¹) M⁻¹ p^½
+    let dv = discrete_gradient_v(model, &qs.grad_v, &k.q, q1, &qm);
+    let gt_lambda = mat_t_vec(model, &jac_m, lambda, d);
+    let t_gamma = hessian_contraction(model, &qs.jac, gamma, &minv_pm, &qm);
+    let dp = zip_with(model, p1, &k.p, |g, a, b| g.sub(a, b));
+    let force = zip_with(model, &dv, &gt_lambda, |g, a, b| g.add(a, b));
+    let force = zip_with(model, &force, &t_gamma, |g, a, b| g.add(a, b));
+    let h_force = scale(model, h, &force);
+    let r2 = zip_with(model, &dp, &h_force, |g, a, b| g.add(a, b));
+
+    // (84d): g(q¹);  (84e): G(q¹) M⁻¹ p¹
+    let r3 = at(model, &qs.g, q1, None);
+    let v1 = mat_vec(model, &minv, p1);
+    let jac_1: Vec<Vec<Id>> = qs.jac.iter().map(|row| at(model, row, q1, None)).collect();
+    let r4 = mat_vec(model, &jac_1, &v1);
+
+    let residual = [r1, r2, r3, r4].concat();
+    let guess = [k.q.clone(), k.p.clone(), k.lambda.clone(), k.gamma.clone()].concat();
+    let next = NextState { q: q1.clone(), v: v1, p: p1.clone(), lambda: lambda.clone(), gamma: gamma.clone() };
+    Template { unknowns: vars, residual, guess, next }
+}
+
+/// `𝖣V(q⁰, q¹)`: the midpoint gradient for `V` of degree ≤ 2 (exact directionality),
+/// the Gonzalez formula otherwise.
+fn discrete_gradient_v(model: &mut Model, grad_v: &[Id], q0: &[Id], q1: &[Id], qm: &[Id]) -> Vec<Id> {
+    let gm = at(model, grad_v, qm, None);
+    let is_q = |v| model.is_q(v);
+    if model.graph.degree(model.potential, &is_q).is_some_and(|deg| deg <= 2) {
+        return gm;
+    }
+    let v0 = at(model, &[model.potential], q0, None)[0];
+    let v1 = at(model, &[model.potential], q1, None)[0];
+    let g = &mut model.graph;
+    let dq: Vec<Id> = q1.iter().zip(q0).map(|(&a, &b)| g.sub(a, b)).collect();
+    let dq2 = g.dot(&dq, &dq);
+    let slope = g.dot(&gm, &dq);
+    let dv = g.sub(v1, v0);
+    let num = g.sub(dv, slope);
+    let coef = g.div(num, dq2);
+    let eps = g.constant(1e-12);
+    gm.iter()
+        .zip(&dq)
+        .map(|(&gi, &di)| {
+            let corr = g.mul(coef, di);
+            let gonzalez = g.add(gi, corr);
+            g.select_lt(dq2, eps, gi, gonzalez)
+        })
+        .collect()
+}

@@ -1,0 +1,130 @@
+//! The step loop: one Newton solve of a scheme's step equations per time step.
+use crate::error::SolveError;
+use crate::model::{Discretization, Real, SchemeInfo};
+use crate::newton::{self, NewtonOptions, StepReport};
+use crate::state::State;
+
+/// Advances a model with scheme `S` at a fixed step size.
+///
+/// `D`, `M` and `N` are inferred from the model's unique
+/// [`Discretization`] impl for the scheme:
+///
+/// ```text
+/// let mut integrator = Integrator::new(pendulum, GglEm, 0.05, state);
+/// integrator.step()?;
+/// ```
+///
+/// Stepping allocates nothing: the unknowns, residual, Jacobian and its LU live on the
+/// stack.
+#[derive(Clone, Debug)]
+pub struct Integrator<T: Real, Mdl, S, const D: usize, const M: usize, const N: usize> {
+    model: Mdl,
+    h: T,
+    state: State<T, D, M>,
+    options: NewtonOptions<T>,
+    scheme: S,
+}
+
+impl<T, Mdl, S, const D: usize, const M: usize, const N: usize> Integrator<T, Mdl, S, D, M, N>
+where
+    T: Real,
+    Mdl: Discretization<T, S, D, M, N>,
+    S: SchemeInfo,
+{
+    /// An integrator at `state` with step size `h` and the default Newton options
+    /// (tolerance `1e-9`, 40 iterations).
+    ///
+    /// `state` should be consistent (see [`State::consistent`]); the step size is not
+    /// validated here — a non-positive or non-finite `h` shows up as a failed step.
+    pub fn new(model: Mdl, scheme: S, h: T, state: State<T, D, M>) -> Self {
+        Self {
+            model,
+            h,
+            state,
+            options: NewtonOptions::default(),
+            scheme,
+        }
+    }
+
+    /// Replaces the Newton options.
+    #[must_use]
+    pub fn with_options(mut self, options: NewtonOptions<T>) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Advances the state by one step of size `h`.
+    ///
+    /// Newton starts from [`Discretization::initial_guess`] and solves on a scratch
+    /// copy of the unknowns. On success the state becomes
+    /// [`Discretization::accept`] of the solution. On error the state is untouched —
+    /// bit for bit what it was before the call — so the caller can retry with a
+    /// smaller step size or other options.
+    pub fn step(&mut self) -> Result<StepReport<T>, SolveError<T>> {
+        let h = self.h;
+        let model = &self.model;
+        let known = &self.state;
+        let mut x = model.initial_guess(h, known);
+        let report = newton::solve(&mut x, &self.options, |x, r, jac| {
+            model.residual_and_jacobian(h, known, x, r, jac)
+        })?;
+        self.state = model.accept(h, known, &x);
+        Ok(report)
+    }
+
+    /// Takes up to `steps` steps, stopping at the first failure; the state is then the
+    /// one after the last successful step (its `t` tells how far the run got).
+    /// Returns the total number of Newton iterations on success.
+    pub fn run(&mut self, steps: usize) -> Result<u64, SolveError<T>> {
+        let mut iterations: u64 = 0;
+        for _ in 0..steps {
+            iterations = iterations.saturating_add(u64::from(self.step()?.iterations));
+        }
+        Ok(iterations)
+    }
+
+    /// The current state.
+    pub fn state(&self) -> &State<T, D, M> {
+        &self.state
+    }
+
+    /// Replaces the state, e.g. to restart from a new consistent initial state.
+    pub fn set_state(&mut self, state: State<T, D, M>) {
+        self.state = state;
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Mdl {
+        &self.model
+    }
+
+    /// The model, mutably: runtime parameters may change between steps.
+    pub fn model_mut(&mut self) -> &mut Mdl {
+        &mut self.model
+    }
+
+    /// The step size `h`.
+    pub fn step_size(&self) -> T {
+        self.h
+    }
+
+    /// Changes the step size for the following steps.
+    pub fn set_step_size(&mut self, h: T) {
+        self.h = h;
+    }
+
+    /// The Newton options.
+    pub fn options(&self) -> &NewtonOptions<T> {
+        &self.options
+    }
+
+    /// The scheme marker.
+    pub fn scheme(&self) -> &S {
+        &self.scheme
+    }
+
+    /// Dismantles the integrator into its model and state.
+    pub fn into_parts(self) -> (Mdl, State<T, D, M>) {
+        (self.model, self.state)
+    }
+}

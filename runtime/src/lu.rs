@@ -1,0 +1,247 @@
+//! Fixed-size LU factorisation with partial pivoting, in place on the stack.
+//!
+//! This is the linear solver of every Newton iteration. Why not nalgebra's `LU`:
+//! `nalgebra::LU::new` skips a zero pivot silently and leaves it to `solve` to report
+//! failure later (as `false`/`None`, without saying where). A real-time step wants to
+//! know at factorisation — before any work is spent on the right-hand side — and wants
+//! to know which column broke down, so that a singular Jacobian can be reported as a
+//! [`SolveError`] naming the column (often pointing at a redundant constraint).
+use nalgebra::{SMatrix, SVector};
+
+use crate::error::SolveError;
+use crate::model::Real;
+
+/// LU factorisation `P A = L U` of an `N × N` matrix with partial (row) pivoting.
+///
+/// `L` (unit lower triangular, diagonal not stored) and `U` are packed into one matrix;
+/// `P` is stored as a permutation: row `i` of `P A` is row `perm[i]` of `A`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lu<T, const N: usize> {
+    lu: SMatrix<T, N, N>,
+    perm: [usize; N],
+}
+
+impl<T: Real, const N: usize> Lu<T, N> {
+    /// Factors `a` with partial pivoting.
+    ///
+    /// Returns [`SolveError::SingularMatrix`] with the elimination column `k` when every
+    /// candidate pivot of that column is zero, or when a candidate is NaN or infinite.
+    /// No allocation, no panics.
+    pub fn factor(mut a: SMatrix<T, N, N>) -> Result<Self, SolveError<T>> {
+        let mut perm: [usize; N] = core::array::from_fn(|i| i);
+        for k in 0..N {
+            // Choose the candidate of largest magnitude in column k, rows k..N.
+            let mut pivot_row = k;
+            let mut pivot_abs = T::zero();
+            for i in k..N {
+                let magnitude = a[(i, k)].abs();
+                // A non-finite entry would poison the elimination (NaN also compares
+                // false against every candidate and would slip through the search).
+                if !magnitude.is_finite() {
+                    return Err(SolveError::SingularMatrix { column: k });
+                }
+                if magnitude > pivot_abs {
+                    pivot_abs = magnitude;
+                    pivot_row = i;
+                }
+            }
+            // Singularity is detected here, at factorisation, not left to the solve.
+            if pivot_abs == T::zero() {
+                return Err(SolveError::SingularMatrix { column: k });
+            }
+            if pivot_row != k {
+                a.swap_rows(k, pivot_row);
+                perm.swap(k, pivot_row);
+            }
+            let pivot = a[(k, k)];
+            for i in (k + 1)..N {
+                let l = a[(i, k)] / pivot;
+                a[(i, k)] = l;
+                for j in (k + 1)..N {
+                    let u = a[(k, j)];
+                    a[(i, j)] -= l * u;
+                }
+            }
+        }
+        Ok(Self { lu: a, perm })
+    }
+
+    /// Overwrites `b` with the solution `x` of `A x = b`.
+    pub fn solve_in_place(&self, b: &mut SVector<T, N>) {
+        self.solve_matrix_in_place(b);
+    }
+
+    /// Overwrites every column of `b` with the solution of `A x = b_col`.
+    pub fn solve_matrix_in_place<const C: usize>(&self, b: &mut SMatrix<T, N, C>) {
+        // Row permutation: row i of the permuted right-hand side is row perm[i] of b.
+        let rhs = *b;
+        for (i, &src) in self.perm.iter().enumerate() {
+            b.set_row(i, &rhs.row(src));
+        }
+        for c in 0..C {
+            // Forward substitution with the unit lower triangle.
+            for i in 0..N {
+                let mut s = b[(i, c)];
+                for j in 0..i {
+                    s -= self.lu[(i, j)] * b[(j, c)];
+                }
+                b[(i, c)] = s;
+            }
+            // Back substitution with the upper triangle.
+            for i in (0..N).rev() {
+                let mut s = b[(i, c)];
+                for j in (i + 1)..N {
+                    s -= self.lu[(i, j)] * b[(j, c)];
+                }
+                b[(i, c)] = s / self.lu[(i, i)];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{convert, Matrix3, SMatrix, SVector, Vector3};
+
+    /// xorshift64: a deterministic pseudo-random stream for test matrices.
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn next_u64(&mut self) -> u64 {
+            let mut x = self.0;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            self.0 = x;
+            x
+        }
+
+        /// Uniform in `[-1, 1)`.
+        fn uniform(&mut self) -> f64 {
+            (self.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        }
+    }
+
+    fn max_abs<T: Real, const R: usize, const C: usize>(m: &SMatrix<T, R, C>) -> T {
+        m.iter().fold(T::zero(), |acc, x| acc.max(x.abs()))
+    }
+
+    fn check<T: Real, const N: usize>(seed: u64, eps: f64) {
+        let mut rng = XorShift(seed);
+        let a = SMatrix::<T, N, N>::from_fn(|_, _| convert(rng.uniform()));
+        let b = SVector::<T, N>::from_fn(|_, _| convert(rng.uniform()));
+        let lu = Lu::factor(a).expect("random matrix is regular");
+
+        // P A = L U.
+        let l = SMatrix::<T, N, N>::from_fn(|i, j| {
+            if i == j {
+                T::one()
+            } else if i > j {
+                lu.lu[(i, j)]
+            } else {
+                T::zero()
+            }
+        });
+        let u = SMatrix::<T, N, N>::from_fn(|i, j| if i <= j { lu.lu[(i, j)] } else { T::zero() });
+        let pa = SMatrix::<T, N, N>::from_fn(|i, j| a[(lu.perm[i], j)]);
+        let mut sorted = lu.perm;
+        sorted.sort_unstable();
+        assert!(
+            sorted.iter().enumerate().all(|(i, &p)| i == p),
+            "not a permutation"
+        );
+        let n: T = convert(N as f64);
+        let tol: T = convert(eps);
+        assert!(
+            max_abs(&(pa - l * u)) <= n * tol * max_abs(&a),
+            "P A != L U for N = {N}"
+        );
+        // Partial pivoting bounds the multipliers by 1.
+        assert!(max_abs(&l) <= T::one());
+
+        // Solve residual, relative to ‖A‖‖x‖ (backward error).
+        let mut x = b;
+        lu.solve_in_place(&mut x);
+        let r = a * x - b;
+        let scale = max_abs(&a) * max_abs(&x) * n;
+        assert!(
+            max_abs(&r) <= convert::<f64, T>(10.0) * n * tol * scale,
+            "residual for N = {N}"
+        );
+
+        // Several right-hand sides at once agree with column-by-column solves.
+        let bs = SMatrix::<T, N, 2>::from_fn(|_, _| convert(rng.uniform()));
+        let mut xs = bs;
+        lu.solve_matrix_in_place(&mut xs);
+        for c in 0..2 {
+            let mut col: SVector<T, N> = bs.column(c).into_owned();
+            lu.solve_in_place(&mut col);
+            assert_eq!(col, xs.column(c).into_owned());
+        }
+    }
+
+    #[test]
+    fn random_f64() {
+        for seed in [1, 0x9e37_79b9_7f4a_7c15, 12345] {
+            check::<f64, 1>(seed, f64::EPSILON);
+            check::<f64, 3>(seed, f64::EPSILON);
+            check::<f64, 8>(seed, f64::EPSILON);
+            check::<f64, 20>(seed, f64::EPSILON);
+        }
+    }
+
+    #[test]
+    fn random_f32() {
+        for seed in [1, 0x9e37_79b9_7f4a_7c15, 12345] {
+            check::<f32, 1>(seed, f64::from(f32::EPSILON));
+            check::<f32, 3>(seed, f64::from(f32::EPSILON));
+            check::<f32, 8>(seed, f64::from(f32::EPSILON));
+            check::<f32, 20>(seed, f64::from(f32::EPSILON));
+        }
+    }
+
+    #[test]
+    fn singular_matrix_names_the_column() {
+        // Third column is the sum of the first two: elimination breaks down at column 2.
+        // (Entries chosen so that elimination is exact in binary floating point.)
+        let a = Matrix3::new(2.0, 1.0, 3.0, 4.0, 0.0, 4.0, 0.0, 2.0, 2.0);
+        assert_eq!(Lu::factor(a), Err(SolveError::SingularMatrix { column: 2 }));
+        // A zero column is caught where it is reached.
+        let a = Matrix3::new(1.0, 0.0, 3.0, 4.0, 0.0, 9.0, 7.0, 0.0, 1.0);
+        assert_eq!(Lu::factor(a), Err(SolveError::SingularMatrix { column: 1 }));
+        assert_eq!(
+            Lu::factor(SMatrix::<f64, 4, 4>::zeros()),
+            Err(SolveError::SingularMatrix { column: 0 })
+        );
+    }
+
+    #[test]
+    fn non_finite_entries_are_rejected() {
+        let a = Matrix3::new(1.0, 2.0, 3.0, f64::NAN, 5.0, 6.0, 7.0, 8.0, 10.0);
+        assert_eq!(Lu::factor(a), Err(SolveError::SingularMatrix { column: 0 }));
+        let a = Matrix3::new(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, f64::INFINITY, 10.0);
+        assert_eq!(Lu::factor(a), Err(SolveError::SingularMatrix { column: 1 }));
+    }
+
+    #[test]
+    fn zero_leading_entry_needs_pivoting() {
+        let a = Matrix3::new(0.0, 1.0, 2.0, 1.0, 0.0, 3.0, 4.0, -3.0, 8.0);
+        let lu = Lu::factor(a).expect("regular");
+        let x_true = Vector3::new(1.0, -2.0, 0.5);
+        let mut x = a * x_true;
+        lu.solve_in_place(&mut x);
+        assert!((x - x_true).amax() <= 1e-14, "{x}");
+    }
+
+    #[test]
+    fn empty_and_scalar() {
+        let lu = Lu::factor(SMatrix::<f64, 0, 0>::zeros()).expect("empty is regular");
+        let mut b = SVector::<f64, 0>::zeros();
+        lu.solve_in_place(&mut b);
+        let lu = Lu::factor(SMatrix::<f64, 1, 1>::new(4.0)).expect("regular");
+        let mut b = SVector::<f64, 1>::new(2.0);
+        lu.solve_in_place(&mut b);
+        assert_eq!(b[0], 0.5);
+    }
+}
