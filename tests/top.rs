@@ -73,7 +73,7 @@ where
 #[test]
 fn em_table() {
     let r = run(GglEm, LagrangeTop::DEFAULT_STEP, LagrangeTop::DEFAULT_SPAN);
-    eprintln!("EM: {r:.3?}");
+    eprintln!("EM: {r:?}");
     assert!((r.phi3_min - 0.037379).abs() <= 1e-6, "{r:?}");
     assert!((r.phi3_max - 0.037500).abs() <= 1e-6, "{r:?}");
     assert!(r.energy_range <= 1e-12, "{r:?}");
@@ -89,7 +89,7 @@ fn em_table() {
 #[test]
 fn vi_a_table() {
     let r = run(GglViA, LagrangeTop::DEFAULT_STEP, LagrangeTop::DEFAULT_SPAN);
-    eprintln!("VI-A: {r:.3?}");
+    eprintln!("VI-A: {r:?}");
     assert!((r.phi3_min - 0.036992).abs() <= 1e-6, "{r:?}");
     assert!((r.phi3_max - 0.037504).abs() <= 1e-6, "{r:?}");
     assert!((r.energy_range - 0.36).abs() <= 0.01, "{r:?}");
@@ -158,7 +158,7 @@ where
 #[test]
 fn em_second_order() {
     let (eq, sq, ep, sp) = orders(GglEm);
-    eprintln!("EM: e_q {eq:.3?} slope {sq:.3}; e_p {ep:.3?} slope {sp:.3}");
+    eprintln!("EM: e_q {eq:?} slope {sq:.3}; e_p {ep:?} slope {sp:.3}");
     assert!((sq - 2.0).abs() <= 0.1, "e_q {eq:?} slope {sq}");
     assert!((sp - 2.0).abs() <= 0.1, "e_p {ep:?} slope {sp}");
     assert!((eq[0] / 2.43e-10 - 1.0).abs() < 0.05, "e_q {eq:?}");
@@ -169,7 +169,7 @@ fn em_second_order() {
 #[test]
 fn vi_a_second_order() {
     let (eq, sq, ep, sp) = orders(GglViA);
-    eprintln!("VI-A: e_q {eq:.3?} slope {sq:.3}; e_p {ep:.3?} slope {sp:.3}");
+    eprintln!("VI-A: e_q {eq:?} slope {sq:.3}; e_p {ep:?} slope {sp:.3}");
     assert!((sq - 2.0).abs() <= 0.1, "e_q {eq:?} slope {sq}");
     assert!((sp - 2.0).abs() <= 0.1, "e_p {ep:?} slope {sp}");
     assert!((eq[0] / 5.06e-9 - 1.0).abs() < 0.05, "e_q {eq:?}");
