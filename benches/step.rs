@@ -1,1 +1,118 @@
-fn main() {}
+//! Cost of ONE time step for each model × scheme: `pendulum/GglEm`, `pendulum/GglViA`,
+//! `top/GglEm`, `top/GglViA`.
+//!
+//! Every measured iteration is a real `Integrator::step` from a realistic state: the
+//! integrator marches along the paper's trajectory from the model's initial state and
+//! is reset to it (`set_state`) every `RESET` steps, so the benchmark samples the first
+//! `RESET` steps of the run (50 s of pendulum motion at h = 0.05, the paper's 2 s of
+//! top motion at h = 0.002).
+//!
+//! Before each benchmark the same `RESET` steps are run once and the mean Newton
+//! iteration count is printed to stderr; after it, the mean over all steps criterion
+//! actually timed (warm-up included) is printed too.
+//!
+//! `LIVENS_BENCH_QUICK=1` shortens the run for CI: 1 s measurement, 0.5 s warm-up,
+//! 10 samples. Otherwise criterion's defaults apply.
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use livens::prelude::*;
+use livens_models::{LagrangeTop, Pendulum3d};
+
+/// Steps after which the integrator restarts from the initial state.
+const RESET: u32 = 1000;
+
+/// Benchmarks one step of `model` with `scheme` as `<group>/<S::LABEL-ish name>`.
+fn bench_scheme<Mdl, S, const D: usize, const M: usize, const N: usize>(
+    c: &mut Criterion,
+    group: &str,
+    scheme_name: &str,
+    model: Mdl,
+    scheme: S,
+    h: f64,
+    initial: State<f64, D, M>,
+) where
+    Mdl: Discretization<f64, S, D, M, N> + Clone,
+    S: SchemeInfo + Clone,
+{
+    let id = format!("{group}/{scheme_name}");
+    let mut sim = Integrator::new(model, scheme, h, initial);
+
+    // Newton iterations over exactly the steps the benchmark cycles through.
+    let mut total: u64 = 0;
+    for n in 0..RESET {
+        match sim.step() {
+            Ok(report) => total += u64::from(report.iterations),
+            Err(e) => panic!("{id}: step {n} failed: {e}"),
+        }
+    }
+    eprintln!(
+        "{id}: mean Newton iterations: {:.2} (over the first {RESET} steps)",
+        total as f64 / f64::from(RESET)
+    );
+    sim.set_state(initial);
+
+    let mut since_reset: u32 = 0;
+    let (mut timed_steps, mut timed_iterations) = (0_u64, 0_u64);
+    let mut bench_group = c.benchmark_group(group);
+    bench_group.bench_function(scheme_name, |b| {
+        b.iter(|| {
+            if since_reset == RESET {
+                sim.set_state(initial);
+                since_reset = 0;
+            }
+            since_reset += 1;
+            let report = match sim.step() {
+                Ok(report) => report,
+                Err(e) => panic!("{id}: step failed: {e}"),
+            };
+            timed_steps += 1;
+            timed_iterations += u64::from(report.iterations);
+            black_box(report)
+        });
+    });
+    bench_group.finish();
+    eprintln!(
+        "{id}: mean Newton iterations over the {timed_steps} benchmarked steps: {:.2}",
+        timed_iterations as f64 / timed_steps.max(1) as f64
+    );
+}
+
+fn pendulum(c: &mut Criterion) {
+    let model = Pendulum3d::new();
+    let initial = model
+        .initial_state()
+        .expect("paper's pendulum data are consistent");
+    let h = Pendulum3d::DEFAULT_STEP;
+    bench_scheme(c, "pendulum", "GglEm", model, GglEm, h, initial);
+    bench_scheme(c, "pendulum", "GglViA", model, GglViA, h, initial);
+}
+
+fn top(c: &mut Criterion) {
+    let model = LagrangeTop::new();
+    let initial = model.initial_state().expect("paper's top data project");
+    let h = LagrangeTop::DEFAULT_STEP;
+    bench_scheme(c, "top", "GglEm", model, GglEm, h, initial);
+    bench_scheme(c, "top", "GglViA", model, GglViA, h, initial);
+}
+
+/// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`.
+fn config() -> Criterion {
+    let quick = std::env::var("LIVENS_BENCH_QUICK").is_ok_and(|v| v == "1");
+    if quick {
+        Criterion::default()
+            .measurement_time(Duration::from_secs(1))
+            .warm_up_time(Duration::from_millis(500))
+            .sample_size(10)
+    } else {
+        Criterion::default()
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = pendulum, top
+}
+criterion_main!(benches);

@@ -9,7 +9,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut sim = Integrator::new(model, GglEm, Pendulum3d::DEFAULT_STEP, state);
     let d0 = Diagnostics::of(sim.model(), sim.state());
     let j0 = sim.model().momentum_maps(&sim.state().q, &sim.state().p)[0];
-    println!("{:>6} {:>12} {:>10} {:>10} {:>10} {:>5}", "t", "q_3", "ΔH", "ΔJ₃", "|g|", "iters");
+    println!(
+        "{:>6} {:>12} {:>10} {:>10} {:>10} {:>5}",
+        "t", "q_3", "ΔH", "ΔJ₃", "|g|", "iters"
+    );
     for n in 1..=200 {
         let report = sim.step()?;
         if n % 20 == 0 {
@@ -18,7 +21,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let j = sim.model().momentum_maps(&s.q, &s.p)[0];
             println!(
                 "{:>6.2} {:>12.8} {:>10.1e} {:>10.1e} {:>10.1e} {:>5}",
-                s.t, s.q[2], d.hamiltonian - d0.hamiltonian, j - j0, d.position_residual, report.iterations
+                s.t,
+                s.q[2],
+                d.hamiltonian - d0.hamiltonian,
+                j - j0,
+                d.position_residual,
+                report.iterations
             );
         }
     }

@@ -7,7 +7,9 @@ use livens::prelude::*;
 use livens_models::LagrangeTop;
 
 /// Max over the run of |E − E⁰|, |J₃ − J₃⁰|, |g(q)|, |G M⁻¹ p|, and mean Newton iterations.
-fn run<S: SchemeInfo + Copy, const N: usize>(scheme: S) -> Result<[f64; 5], Box<dyn std::error::Error>>
+fn run<S: SchemeInfo + Copy, const N: usize>(
+    scheme: S,
+) -> Result<[f64; 5], Box<dyn std::error::Error>>
 where
     LagrangeTop: Discretization<f64, S, 12, 9, N>,
 {
@@ -23,7 +25,12 @@ where
         let s = sim.state();
         let d = Diagnostics::of(sim.model(), s);
         let j = sim.model().momentum_maps(&s.q, &s.p)[0];
-        let now = [(d.energy - e0).abs(), (j - j0).abs(), d.position_residual, d.velocity_residual];
+        let now = [
+            (d.energy - e0).abs(),
+            (j - j0).abs(),
+            d.position_residual,
+            d.velocity_residual,
+        ];
         for (w, x) in worst.iter_mut().zip(now) {
             *w = w.max(x);
         }
@@ -33,9 +40,15 @@ where
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("Lagrange top, director form (12 coordinates, 9 constraints), h = 0.002, T = 2");
-    println!("{:<6} {:>11} {:>11} {:>11} {:>11} {:>8}", "scheme", "max|ΔE|", "max|ΔJ₃|", "max|g|", "max|GM⁻¹p|", "Newton");
+    println!(
+        "{:<6} {:>11} {:>11} {:>11} {:>11} {:>8}",
+        "scheme", "max|ΔE|", "max|ΔJ₃|", "max|g|", "max|GM⁻¹p|", "Newton"
+    );
     for (label, w) in [("EM", run(GglEm)?), ("VI-A", run(GglViA)?)] {
-        println!("{label:<6} {:>11.2e} {:>11.2e} {:>11.2e} {:>11.2e} {:>8.2}", w[0], w[1], w[2], w[3], w[4]);
+        println!(
+            "{label:<6} {:>11.2e} {:>11.2e} {:>11.2e} {:>11.2e} {:>8.2}",
+            w[0], w[1], w[2], w[3], w[4]
+        );
     }
     Ok(())
 }

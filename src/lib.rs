@@ -22,7 +22,7 @@
 //!     }
 //! }
 //!
-//! let model = Pendulum::default();
+//! let model = Pendulum::new();
 //! let q = SVector::from([1.0, 0.0, 0.0]);
 //! let v = SVector::from([0.0, 1.0, 0.0]);
 //! let state = State::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 }).unwrap();
@@ -47,7 +47,7 @@ pub use livens_runtime::*;
 pub mod prelude {
     pub use livens_runtime::schemes::*;
     pub use livens_runtime::{
-        Consistency, Diagnostics, Discretization, Integrator, Model, MomentumMaps, NewtonOptions, SMatrix, SVector,
-        SchemeInfo, State,
+        Consistency, Diagnostics, Discretization, Integrator, Model, MomentumMaps, NewtonOptions,
+        SMatrix, SVector, SchemeInfo, State,
     };
 }

@@ -34,7 +34,11 @@ where
     let d0 = Diagnostics::of(sim.model(), sim.state());
     let j0 = sim.model().momentum_maps(&state.q, &state.p)[0];
     let (mut e_min, mut e_max) = (d0.energy, d0.energy);
-    let mut s = Summary { lambda_min: f64::MAX, lambda_max: f64::MIN, ..Summary::default() };
+    let mut s = Summary {
+        lambda_min: f64::MAX,
+        lambda_max: f64::MIN,
+        ..Summary::default()
+    };
     let mut iterations = 0u64;
     for n in 1..=steps {
         let before = *sim.state();
@@ -44,8 +48,12 @@ where
         let d = Diagnostics::of(m, &st);
         e_min = e_min.min(d.energy);
         e_max = e_max.max(d.energy);
-        s.hamiltonian_drift = s.hamiltonian_drift.max((d.hamiltonian - d0.hamiltonian).abs());
-        s.j3_drift = s.j3_drift.max((m.momentum_maps(&st.q, &st.p)[0] - j0).abs());
+        s.hamiltonian_drift = s
+            .hamiltonian_drift
+            .max((d.hamiltonian - d0.hamiltonian).abs());
+        s.j3_drift = s
+            .j3_drift
+            .max((m.momentum_maps(&st.q, &st.p)[0] - j0).abs());
         s.lambda_min = s.lambda_min.min(st.lambda[0]);
         s.lambda_max = s.lambda_max.max(st.lambda[0]);
         s.gamma_max = s.gamma_max.max(st.gamma[0].abs());
@@ -54,7 +62,9 @@ where
         // Midpoint measures of VI-A (spec 000 §4 item 4): g(q^½) and G(q^½) v¹.
         let mid = (before.q + st.q) * 0.5;
         s.g_mid_max = s.g_mid_max.max(m.constraints(&mid).amax());
-        s.gv_mid_max = s.gv_mid_max.max((m.constraint_jacobian(&mid) * st.v).amax());
+        s.gv_mid_max = s
+            .gv_mid_max
+            .max((m.constraint_jacobian(&mid) * st.v).amax());
         let dev = (d.energy - d0.energy).abs();
         if n <= steps / 10 {
             s.early_energy_dev = s.early_energy_dev.max(dev);
@@ -74,10 +84,18 @@ where
 fn em_conserves_energy_momentum_and_both_constraint_levels_over_ten_thousand_steps() {
     let s = simulate(GglEm, 10_000);
     let e0 = 0.5; // ½ m |v⁰|² at q₃ = 0
-    assert!(s.hamiltonian_drift <= 1e-12 * e0, "energy drift {:e}", s.hamiltonian_drift);
+    assert!(
+        s.hamiltonian_drift <= 1e-12 * e0,
+        "energy drift {:e}",
+        s.hamiltonian_drift
+    );
     assert!(s.j3_drift <= 1e-12, "J3 drift {:e}", s.j3_drift);
     assert!(s.g_nodes_max <= 1e-12, "|g| at nodes {:e}", s.g_nodes_max);
-    assert!(s.gmp_nodes_max <= 1e-12, "|G M⁻¹ p| at nodes {:e}", s.gmp_nodes_max);
+    assert!(
+        s.gmp_nodes_max <= 1e-12,
+        "|G M⁻¹ p| at nodes {:e}",
+        s.gmp_nodes_max
+    );
 }
 
 /// Issue acceptance: VI-A conserves J₃ to 1e-12, keeps its energy error bounded (no
@@ -97,7 +115,11 @@ fn vi_a_bounded_energy_conserved_momentum_constraints_at_midpoints() {
     assert!(s.g_mid_max <= 1e-12, "|g(q^½)| {:e}", s.g_mid_max);
     assert!(s.gv_mid_max <= 1e-12, "|G(q^½) v| {:e}", s.gv_mid_max);
     // "Violated by design" at the nodes: spec 000 §4 item 4 gives 6.5e-3 at h = 0.05.
-    assert!(s.g_nodes_max > 1e-3, "|g(qⁿ)| should be visibly nonzero, is {:e}", s.g_nodes_max);
+    assert!(
+        s.g_nodes_max > 1e-3,
+        "|g(qⁿ)| should be visibly nonzero, is {:e}",
+        s.g_nodes_max
+    );
 }
 
 /// Spec 000 §3.1 table ([RECOMPUTED], h = 0.05, T = 10). Tolerances: two significant
@@ -106,24 +128,76 @@ fn vi_a_bounded_energy_conserved_momentum_constraints_at_midpoints() {
 #[test]
 fn spec_table_em() {
     let s = simulate(GglEm, 200);
-    assert!(s.energy_range <= 1e-13, "E range {:e} (spec 2.1e-14)", s.energy_range);
+    assert!(
+        s.energy_range <= 1e-13,
+        "E range {:e} (spec 2.1e-14)",
+        s.energy_range
+    );
     assert!(s.j3_drift <= 1e-14, "ΔJ3 {:e} (spec 4e-16)", s.j3_drift);
-    assert!(s.g_nodes_max <= 1e-15, "|g| {:e} (spec 1e-16)", s.g_nodes_max);
-    assert!(s.gmp_nodes_max <= 1e-14, "|G M⁻¹ p| {:e} (spec 5e-16)", s.gmp_nodes_max);
-    assert!((s.gamma_max - 0.016).abs() < 0.001, "max |γ| {} (spec 0.016)", s.gamma_max);
-    assert!((s.lambda_min - 1.03).abs() < 0.01, "min λ {} (spec 1.03)", s.lambda_min);
-    assert!((s.lambda_max - 29.6).abs() < 0.1, "max λ {} (spec 29.6)", s.lambda_max);
-    assert!((s.mean_iterations - 4.75).abs() < 0.05, "mean iterations {} (spec 4.75)", s.mean_iterations);
+    assert!(
+        s.g_nodes_max <= 1e-15,
+        "|g| {:e} (spec 1e-16)",
+        s.g_nodes_max
+    );
+    assert!(
+        s.gmp_nodes_max <= 1e-14,
+        "|G M⁻¹ p| {:e} (spec 5e-16)",
+        s.gmp_nodes_max
+    );
+    assert!(
+        (s.gamma_max - 0.016).abs() < 0.001,
+        "max |γ| {} (spec 0.016)",
+        s.gamma_max
+    );
+    assert!(
+        (s.lambda_min - 1.03).abs() < 0.01,
+        "min λ {} (spec 1.03)",
+        s.lambda_min
+    );
+    assert!(
+        (s.lambda_max - 29.6).abs() < 0.1,
+        "max λ {} (spec 29.6)",
+        s.lambda_max
+    );
+    assert!(
+        (s.mean_iterations - 4.75).abs() < 0.05,
+        "mean iterations {} (spec 4.75)",
+        s.mean_iterations
+    );
 }
 
 #[test]
 fn spec_table_vi_a() {
     let s = simulate(GglViA, 200);
-    assert!((s.energy_range - 0.22).abs() < 0.03, "E range {} (spec 0.22)", s.energy_range);
+    assert!(
+        (s.energy_range - 0.22).abs() < 0.03,
+        "E range {} (spec 0.22)",
+        s.energy_range
+    );
     assert!(s.j3_drift <= 1e-14, "ΔJ3 {:e} (spec 2e-16)", s.j3_drift);
-    assert!((s.g_nodes_max - 6.5e-3).abs() < 0.1e-3, "|g(qⁿ)| {:e} (spec 6.5e-3)", s.g_nodes_max);
-    assert!((s.gamma_max - 0.028).abs() < 0.001, "max |γ| {} (spec 0.028)", s.gamma_max);
-    assert!((s.lambda_min - 0.41).abs() < 0.01, "min λ {} (spec 0.41)", s.lambda_min);
-    assert!((s.lambda_max - 30.0).abs() < 0.1, "max λ {} (spec 30.0)", s.lambda_max);
-    assert!((s.mean_iterations - 4.50).abs() < 0.05, "mean iterations {} (spec 4.50)", s.mean_iterations);
+    assert!(
+        (s.g_nodes_max - 6.5e-3).abs() < 0.1e-3,
+        "|g(qⁿ)| {:e} (spec 6.5e-3)",
+        s.g_nodes_max
+    );
+    assert!(
+        (s.gamma_max - 0.028).abs() < 0.001,
+        "max |γ| {} (spec 0.028)",
+        s.gamma_max
+    );
+    assert!(
+        (s.lambda_min - 0.41).abs() < 0.01,
+        "min λ {} (spec 0.41)",
+        s.lambda_min
+    );
+    assert!(
+        (s.lambda_max - 30.0).abs() < 0.1,
+        "max λ {} (spec 30.0)",
+        s.lambda_max
+    );
+    assert!(
+        (s.mean_iterations - 4.50).abs() < 0.05,
+        "mean iterations {} (spec 4.50)",
+        s.mean_iterations
+    );
 }

@@ -39,7 +39,11 @@ where
     let e0 = Diagnostics::of(sim.model(), &state).energy;
     let j0 = sim.model().momentum_maps(&state.q, &state.p)[0];
     let (mut e_min, mut e_max) = (e0, e0);
-    let mut r = Run { phi3_min: state.q[2], phi3_max: state.q[2], ..Run::default() };
+    let mut r = Run {
+        phi3_min: state.q[2],
+        phi3_max: state.q[2],
+        ..Run::default()
+    };
     let mut iterations = 0u64;
     for _ in 0..steps {
         iterations += u64::from(sim.step().expect("Newton converges").iterations);
@@ -122,7 +126,10 @@ where
 fn slope(h: &[f64], e: &[f64]) -> f64 {
     // Least-squares slope of log e against log h.
     let n = h.len() as f64;
-    let (x, y): (Vec<f64>, Vec<f64>) = (h.iter().map(|v| v.ln()).collect(), e.iter().map(|v| v.ln()).collect());
+    let (x, y): (Vec<f64>, Vec<f64>) = (
+        h.iter().map(|v| v.ln()).collect(),
+        e.iter().map(|v| v.ln()).collect(),
+    );
     let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
     let sxy: f64 = x.iter().zip(&y).map(|(a, b)| (a - mx) * (b - my)).sum();
     let sxx: f64 = x.iter().map(|a| (a - mx).powi(2)).sum();
@@ -149,7 +156,12 @@ where
         eq.push(e);
         ep.push(norm([p[0] - p_ref[0], p[1] - p_ref[1], p[2] - p_ref[2]]) / norm(p_ref));
     }
-    (eq.clone(), slope(&STEPS, &eq), ep.clone(), slope(&STEPS, &ep))
+    (
+        eq.clone(),
+        slope(&STEPS, &eq),
+        ep.clone(),
+        slope(&STEPS, &ep),
+    )
 }
 
 /// Spec 000 §3.2 [RECOMPUTED] convergence table, EM: e_q = 2.43e-10, 6.07e-11, 2.43e-12

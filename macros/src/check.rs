@@ -27,14 +27,19 @@ fn constant_mass_matrix(model: &mut Model, errors: &mut Errors) {
             span,
             format!(
                 "scheme `{name}` needs a constant mass matrix (L = ½ vᵀMv − V(q)), but \
-                 ∂²L/∂v² of this model depends on the coordinates or velocities"
+                 ∂²L/∂v² of this model depends on the coordinates or velocities; declare the \
+                 model in redundant (e.g. Cartesian) coordinates with holonomic constraints, \
+                 so that the kinetic energy has constant coefficients"
             ),
         );
         return;
     }
     // No terms linear in v: ∂L/∂v must vanish at v = 0.
     let is_v = |v| model.is_v(v);
-    let quadratic = model.graph.degree(model.lagrangian, &is_v).is_some_and(|d| d <= 2);
+    let quadratic = model
+        .graph
+        .degree(model.lagrangian, &is_v)
+        .is_some_and(|d| d <= 2);
     let l = model.lagrangian;
     let vv = model.v.clone();
     let dl_dv = model.graph.gradient(l, &vv);
@@ -59,19 +64,43 @@ fn constant_mass_matrix(model: &mut Model, errors: &mut Errors) {
 /// EM uses the midpoint Jacobian `G(q^½)` as the discrete derivative of `g` (spec 000
 /// §2.6), exact only for constraints of degree ≤ 2.
 fn quadratic_constraints(model: &Model, errors: &mut Errors) {
-    let Some(req) = model.schemes.iter().find(|s| s.kind.needs_quadratic_constraints()) else {
+    let Some(req) = model
+        .schemes
+        .iter()
+        .find(|s| s.kind.needs_quadratic_constraints())
+    else {
         return;
     };
     let is_q = |v| model.is_q(v);
+    let others: Vec<&str> = crate::schemes::SchemeKind::names()
+        .into_iter()
+        .filter(|n| {
+            crate::schemes::SchemeKind::from_name(n)
+                .is_some_and(|k| !k.needs_quadratic_constraints())
+        })
+        .collect();
+    let alternative = if others.is_empty() {
+        String::new()
+    } else {
+        format!(", or use {}", others.join(" or "))
+    };
+    // A vector constraint is one per component: report it once.
+    let mut reported = std::collections::HashSet::new();
     for c in &model.constraints {
         let deg = model.graph.degree(c.expr, &is_q);
-        if !deg.is_some_and(|d| d <= 2) {
-            let what = deg.map_or_else(|| "is not a polynomial".to_string(), |d| format!("has degree {d}"));
+        let base = c.name.split('.').next().unwrap_or_default();
+        let quadratic = deg.is_some_and(|d| d <= 2);
+        if !quadratic && reported.insert(base) {
+            let what = deg.map_or_else(
+                || "is not a polynomial".to_string(),
+                |d| format!("has degree {d}"),
+            );
             errors.push(
                 c.span,
                 format!(
                     "scheme `{}` needs holonomic constraints of degree ≤ 2 in the coordinates \
-                     (their discrete gradient is then the midpoint gradient); `{}` {what}",
+                     (their discrete gradient is then the midpoint gradient); `{}` {what}; \
+                     rewrite it as a quadratic (with redundant coordinates if needed){alternative}",
                     req.kind.name(),
                     c.name
                 ),

@@ -41,6 +41,53 @@ mod kw {
 const BLOCKS: &str =
     "`params`, `coords`, `let`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `momentum` or `schemes`";
 
+/// The same words, to suggest one for a typo.
+const BLOCK_WORDS: [&str; 9] = [
+    "params",
+    "coords",
+    "let",
+    "kinetic",
+    "potential",
+    "lagrangian",
+    "holonomic",
+    "momentum",
+    "schemes",
+];
+
+/// Other words for the blocks.
+const ALIASES: [(&str, &str); 5] = [
+    ("parameters", "params"),
+    ("coordinates", "coords"),
+    ("constraints", "holonomic"),
+    ("momenta", "momentum"),
+    ("integrators", "schemes"),
+];
+
+/// Words reserved for later blocks and coordinate kinds (see the module docs).
+const RESERVED: [&str; 4] = ["invariants", "nonholonomic", "forces", "inputs"];
+
+/// Whether `word` looks like a typo of `target`: one edit, a swap of neighbours, or a
+/// missing or extra trailing `s`.
+fn is_typo(word: &str, target: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (word.chars().collect(), target.chars().collect());
+    if a == b {
+        return false;
+    }
+    let pre = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suf = a[pre..]
+        .iter()
+        .rev()
+        .zip(b[pre..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (ra, rb) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
+    match (ra.len(), rb.len()) {
+        (0, 1) | (1, 0) | (1, 1) => true,
+        (2, 2) => ra[0] == rb[1] && ra[1] == rb[0],
+        _ => false,
+    }
+}
+
 /// A parsed model, before name resolution.
 pub struct ModelAst {
     pub attrs: Vec<Attribute>,
@@ -75,16 +122,31 @@ impl Parse for Param {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let attrs = input.call(Attribute::parse_outer)?;
         let name: Ident = input.parse()?;
+        if !input.peek(Token![=]) {
+            return Err(input.error(format!(
+                "expected `=` after the parameter `{name}`; parameters are declared as `{name} = 1.0`"
+            )));
+        }
         input.parse::<Token![=]>()?;
         let default = input.parse()?;
-        Ok(Param(ParamAst { attrs, name, default }))
+        Ok(Param(ParamAst {
+            attrs,
+            name,
+            default,
+        }))
     }
 }
 
 struct Coord(CoordAst);
 impl Parse for Coord {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let name = input.parse()?;
+        let name: Ident = input.parse()?;
+        if !input.peek(Token![:]) {
+            return Err(input.error(format!(
+                "expected `:` after the coordinate `{name}`; coordinates are declared as \
+                 `{name}: Vec3` or `{name}: Scalar`"
+            )));
+        }
         input.parse::<Token![:]>()?;
         let kind = input.parse()?;
         Ok(Coord(CoordAst { name, kind }))
@@ -95,7 +157,12 @@ impl Parse for Coord {
 struct Named(Ident, Expr);
 impl Parse for Named {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let name = input.parse()?;
+        let name: Ident = input.parse()?;
+        if !input.peek(Token![:]) {
+            return Err(input.error(format!(
+                "expected `:` after `{name}`; entries are written `{name}: expression`"
+            )));
+        }
         input.parse::<Token![:]>()?;
         Ok(Named(name, input.parse()?))
     }
@@ -105,20 +172,36 @@ impl Parse for Named {
 fn braced_list<T: Parse>(input: ParseStream) -> syn::Result<Vec<T>> {
     let content;
     braced!(content in input);
-    Ok(Punctuated::<T, Token![,]>::parse_terminated(&content)?.into_iter().collect())
+    Ok(Punctuated::<T, Token![,]>::parse_terminated(&content)?
+        .into_iter()
+        .collect())
 }
 
-/// `= expr ;`
-fn assigned(input: ParseStream) -> syn::Result<Expr> {
+/// `= expr ;`, after `what` (`kinetic`, `let name`), which names it in messages.
+fn assigned(input: ParseStream, what: &str) -> syn::Result<Expr> {
+    if !input.peek(Token![=]) {
+        return Err(input.error(format!(
+            "expected `=` after `{what}`; write `{what} = expression;`"
+        )));
+    }
     input.parse::<Token![=]>()?;
     let e = input.parse()?;
+    if !input.peek(Token![;]) {
+        // error: expected `;` to end `kinetic = ...`
+        //    |     potential = m * g * r.z;
+        //    |     ^^^^^^^^^
+        return Err(input.error(format!("expected `;` to end `{what} = ...`")));
+    }
     input.parse::<Token![;]>()?;
     Ok(e)
 }
 
 fn set_once<T>(slot: &mut Option<T>, value: T, span: Span, what: &str) -> syn::Result<()> {
     if slot.is_some() {
-        return Err(syn::Error::new(span, format!("`{what}` is declared twice")));
+        return Err(syn::Error::new(
+            span,
+            format!("`{what}` is declared twice; a model has at most one, so merge the two"),
+        ));
     }
     *slot = Some(value);
     Ok(())
@@ -146,51 +229,93 @@ impl Parse for ModelAst {
             momentum: Vec::new(),
             schemes: Vec::new(),
         };
-        let (mut params, mut coords, mut holo, mut mom, mut schemes) = (None, None, None, None, None);
+        let (mut params, mut coords, mut holo, mut mom, mut schemes) =
+            (None, None, None, None, None);
         while !body.is_empty() {
             let la = body.lookahead1();
             if la.peek(kw::params) {
                 let k = body.parse::<kw::params>()?;
-                let v = braced_list::<Param>(&body)?.into_iter().map(|p| p.0).collect();
+                let v = braced_list::<Param>(&body)?
+                    .into_iter()
+                    .map(|p| p.0)
+                    .collect();
                 set_once(&mut params, v, k.span, "params")?;
             } else if la.peek(kw::coords) {
                 let k = body.parse::<kw::coords>()?;
-                let v = braced_list::<Coord>(&body)?.into_iter().map(|c| c.0).collect();
+                let v = braced_list::<Coord>(&body)?
+                    .into_iter()
+                    .map(|c| c.0)
+                    .collect();
                 set_once(&mut coords, v, k.span, "coords")?;
             } else if la.peek(Token![let]) {
                 body.parse::<Token![let]>()?;
                 let name: Ident = body.parse()?;
-                m.lets.push((name, assigned(&body)?));
+                let e = assigned(&body, &format!("let {name}"))?;
+                m.lets.push((name, e));
             } else if la.peek(kw::kinetic) {
                 let k = body.parse::<kw::kinetic>()?;
-                set_once(&mut m.kinetic, (k.span, assigned(&body)?), k.span, "kinetic")?;
+                set_once(
+                    &mut m.kinetic,
+                    (k.span, assigned(&body, "kinetic")?),
+                    k.span,
+                    "kinetic",
+                )?;
             } else if la.peek(kw::potential) {
                 let k = body.parse::<kw::potential>()?;
-                set_once(&mut m.potential, (k.span, assigned(&body)?), k.span, "potential")?;
+                set_once(
+                    &mut m.potential,
+                    (k.span, assigned(&body, "potential")?),
+                    k.span,
+                    "potential",
+                )?;
             } else if la.peek(kw::lagrangian) {
                 let k = body.parse::<kw::lagrangian>()?;
-                set_once(&mut m.lagrangian, (k.span, assigned(&body)?), k.span, "lagrangian")?;
+                set_once(
+                    &mut m.lagrangian,
+                    (k.span, assigned(&body, "lagrangian")?),
+                    k.span,
+                    "lagrangian",
+                )?;
             } else if la.peek(kw::holonomic) {
                 let k = body.parse::<kw::holonomic>()?;
-                let v = braced_list::<Named>(&body)?.into_iter().map(|n| (n.0, n.1)).collect();
+                let v = braced_list::<Named>(&body)?
+                    .into_iter()
+                    .map(|n| (n.0, n.1))
+                    .collect();
                 set_once(&mut holo, v, k.span, "holonomic")?;
             } else if la.peek(kw::momentum) {
                 let k = body.parse::<kw::momentum>()?;
-                let v = braced_list::<Named>(&body)?.into_iter().map(|n| (n.0, n.1)).collect();
+                let v = braced_list::<Named>(&body)?
+                    .into_iter()
+                    .map(|n| (n.0, n.1))
+                    .collect();
                 set_once(&mut mom, v, k.span, "momentum")?;
             } else if la.peek(kw::schemes) {
                 let k = body.parse::<kw::schemes>()?;
                 let v = braced_list::<Ident>(&body)?;
                 set_once(&mut schemes, v, k.span, "schemes")?;
             } else {
-                // error: expected one of `params`, `coords`, ... in a model body
+                // error: `forces` blocks are not supported yet; a model body contains ...
                 //   --> tests/ui/parse/unknown_block.rs
                 //    |     forces { ... }
                 //    |     ^^^^^^
-                return Err(syn::Error::new(
-                    body.span(),
-                    format!("expected {BLOCKS} in the body of a model"),
-                ));
+                let msg = match body.fork().parse::<Ident>() {
+                    Ok(id) if RESERVED.contains(&id.to_string().as_str()) => {
+                        format!(
+                            "`{id}` blocks are not supported yet; a model body contains {BLOCKS}"
+                        )
+                    }
+                    Ok(id) => {
+                        let name = id.to_string();
+                        let alias = ALIASES.iter().find(|(a, _)| *a == name).map(|(_, w)| w);
+                        let typo = alias.or_else(|| BLOCK_WORDS.iter().find(|w| is_typo(&name, w)));
+                        let hint =
+                            typo.map_or_else(String::new, |w| format!(" (did you mean `{w}`?)"));
+                        format!("unknown block `{id}`{hint}; a model body contains {BLOCKS}")
+                    }
+                    Err(_) => format!("expected {BLOCKS} in the body of a model"),
+                };
+                return Err(syn::Error::new(body.span(), msg));
             }
         }
         m.params = params.unwrap_or_default();

@@ -57,7 +57,12 @@ fn svector(n: usize, values: &[TokenStream]) -> TokenStream {
 /// only its nonzero entries.
 fn smatrix_body(model: &Model, rows: usize, cols: usize, entries: &[Id]) -> TokenStream {
     let p = private();
-    let nonzero: Vec<(usize, Id)> = entries.iter().copied().enumerate().filter(|(_, e)| !model.graph.is_zero(*e)).collect();
+    let nonzero: Vec<(usize, Id)> = entries
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|(_, e)| !model.graph.is_zero(*e))
+        .collect();
     let ids: Vec<Id> = nonzero.iter().map(|(_, e)| *e).collect();
     let (stmts, vals) = block(model, &ids);
     let writes = nonzero.iter().zip(&vals).map(|((k, _), val)| {
@@ -91,8 +96,14 @@ pub fn expand(model: &mut Model) -> TokenStream {
         let (n, v) = (&prm.name, Literal::f64_suffixed(prm.default));
         quote!(#n: #p::c::<T>(#v),)
     });
-    let phantom = model.params.is_empty().then(|| quote!(#[doc(hidden)] pub _scalar: ::core::marker::PhantomData<T>,));
-    let phantom_default = model.params.is_empty().then(|| quote!(_scalar: ::core::marker::PhantomData,));
+    let phantom = model
+        .params
+        .is_empty()
+        .then(|| quote!(#[doc(hidden)] pub _scalar: ::core::marker::PhantomData<T>,));
+    let phantom_default = model
+        .params
+        .is_empty()
+        .then(|| quote!(_scalar: ::core::marker::PhantomData,));
     let mut out = quote! {
         #(#attrs)*
         ///
@@ -107,6 +118,14 @@ pub fn expand(model: &mut Model) -> TokenStream {
         impl<T: #p::Real> ::core::default::Default for #name<T> {
             fn default() -> Self {
                 Self { #(#defaults)* #phantom_default }
+            }
+        }
+
+        impl #name<f64> {
+            /// The model in `f64` with the declared parameter values (`Default` for
+            /// other scalar types).
+            pub fn new() -> Self {
+                <Self as ::core::default::Default>::default()
             }
         }
     };
@@ -154,7 +173,10 @@ pub fn expand(model: &mut Model) -> TokenStream {
     let mass_body = smatrix_body(model, d, d, &mass.concat());
     let velocity_body = match &minv {
         Some(minv) => {
-            let vel: Vec<Id> = minv.iter().map(|row| model.graph.dot(row, &p_nodes)).collect();
+            let vel: Vec<Id> = minv
+                .iter()
+                .map(|row| model.graph.dot(row, &p_nodes))
+                .collect();
             vector_fn(model, &vel)
         }
         None => quote! {
@@ -239,7 +261,10 @@ pub fn expand(model: &mut Model) -> TokenStream {
 
     // ---- momentum maps -------------------------------------------------------------------
     let symmetries: Vec<Symmetry> = model.momenta.iter().map(|mm| mm.symmetry).collect();
-    let maps: Vec<Id> = symmetries.into_iter().map(|s| momentum_map(model, s)).collect();
+    let maps: Vec<Id> = symmetries
+        .into_iter()
+        .map(|s| momentum_map(model, s))
+        .collect();
     let kl = lit(maps.len());
     let map_names: Vec<String> = model.momenta.iter().map(|mm| mm.name.to_string()).collect();
     let maps_body = vector_fn(model, &maps);
@@ -322,7 +347,14 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
     let (g_stmts, g_vals) = block(model, &t.guess);
     let guess = svector(n, &g_vals);
     let nx = &t.next;
-    let next_ids = [nx.q.clone(), nx.v.clone(), nx.p.clone(), nx.lambda.clone(), nx.gamma.clone()].concat();
+    let next_ids = [
+        nx.q.clone(),
+        nx.v.clone(),
+        nx.p.clone(),
+        nx.lambda.clone(),
+        nx.gamma.clone(),
+    ]
+    .concat();
     let (a_stmts, a_vals) = block(model, &next_ids);
     let (qa, rest) = a_vals.split_at(d);
     let (va, rest) = rest.split_at(d);

@@ -13,7 +13,6 @@ mod schemes;
 mod sym;
 
 use proc_macro::TokenStream;
-use quote::quote;
 
 /// Declares a mechanical model and generates its model-level functions and the step
 /// equations of the schemes it lists. See the `livens` crate docs for the grammar.
@@ -24,17 +23,13 @@ pub fn model(input: TokenStream) -> TokenStream {
 }
 
 fn expand(ast: dsl::ModelAst) -> proc_macro2::TokenStream {
-    // On error, still emit the struct so that the user sees one error, not a cascade.
-    let (vis, name) = (ast.vis.clone(), ast.name.clone());
+    // On error, emit the errors alone, as for a parse error: rustc then reports no
+    // follow-up errors at the uses of the struct, whereas a placeholder struct without
+    // the model's impls gave a cascade of "no function `new`", "`Model` is not
+    // implemented", ... (pinned by tests/ui/structure/model_in_use.rs).
     let result = lower::lower(ast).and_then(|mut model| {
         check::check(&mut model)?;
         Ok(emit::expand(&mut model))
     });
-    result.unwrap_or_else(|e| {
-        let err = e.to_compile_error();
-        quote! {
-            #err
-            #vis struct #name<T = f64>(::core::marker::PhantomData<T>);
-        }
-    })
+    result.unwrap_or_else(|e| e.to_compile_error())
 }

@@ -34,7 +34,10 @@ impl Pendulum3d<f64> {
 
     /// The paper's initial data: `q⁰ = [1, 0, 0]`, `v⁰ = [0, 1, 0]` (consistent).
     pub fn initial_positions_velocities() -> (SVector<f64, 3>, SVector<f64, 3>) {
-        (SVector::from([1.0, 0.0, 0.0]), SVector::from([0.0, 1.0, 0.0]))
+        (
+            SVector::from([1.0, 0.0, 0.0]),
+            SVector::from([0.0, 1.0, 0.0]),
+        )
     }
 
     /// The paper's consistent initial state, with `p⁰ = M v⁰` and the initial `λ⁰`.

@@ -60,7 +60,8 @@ impl LagrangeTop<f64> {
     /// Spin rate `ω_s` of steady precession (112): `m g l / (I₃ ω_p) + (I₁ + m l² − I₃) / I₃ · ω_p cos α₀`.
     pub fn spin_rate(&self) -> f64 {
         let (wp, c) = (Self::OMEGA_P, libm_cos(Self::ALPHA0));
-        self.m * self.g * self.l / (self.i3 * wp) + (self.i1 + self.m * self.l * self.l - self.i3) / self.i3 * wp * c
+        self.m * self.g * self.l / (self.i3 * wp)
+            + (self.i1 + self.m * self.l * self.l - self.i3) / self.i3 * wp * c
     }
 
     /// Height of the centre of mass in steady precession, `l cos α₀ = 0.0375`.
@@ -79,7 +80,13 @@ impl LagrangeTop<f64> {
         let phi = [0.0, -s * self.l, c * self.l];
         let ws = self.spin_rate();
         let w = [ws * d3[0], ws * d3[1], Self::OMEGA_P + ws * d3[2]];
-        let cross = |a: [f64; 3], b: [f64; 3]| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+        let cross = |a: [f64; 3], b: [f64; 3]| {
+            [
+                a[1] * b[2] - a[2] * b[1],
+                a[2] * b[0] - a[0] * b[2],
+                a[0] * b[1] - a[1] * b[0],
+            ]
+        };
         let blocks = [phi, d1, d2, d3];
         let mut q = SVector::<f64, 12>::zeros();
         let mut v = SVector::<f64, 12>::zeros();

@@ -34,8 +34,9 @@ where
     /// An integrator at `state` with step size `h` and the default Newton options
     /// (tolerance `1e-9`, 40 iterations).
     ///
-    /// `state` should be consistent (see [`State::consistent`]); the step size is not
-    /// validated here — a non-positive or non-finite `h` shows up as a failed step.
+    /// `state` should be consistent (see [`State::consistent`]). The step size is not
+    /// validated: a non-finite `h` shows up as a failed step, while a negative `h`
+    /// integrates backwards in time (the schemes are defined for either sign).
     pub fn new(model: Mdl, scheme: S, h: T, state: State<T, D, M>) -> Self {
         Self {
             model,

@@ -38,8 +38,8 @@ pub use nalgebra::{SMatrix, SVector};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::model::{Discretization, Model, MomentumMaps, Real};
-    pub use crate::state::State;
     pub use crate::schemes;
+    pub use crate::state::State;
     pub use nalgebra::{SMatrix, SVector};
 
     /// Converts an `f64` literal of the generated code into the scalar type.

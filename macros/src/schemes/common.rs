@@ -39,7 +39,9 @@ impl Known {
     pub fn new(model: &mut Model) -> Self {
         let (d, m) = (model.dim(), model.n_constraints());
         let mut vars = |prefix: &str, n: usize, role: fn(usize) -> Role| -> Vec<Id> {
-            (0..n).map(|i| model.new_var(format!("{prefix}{i}"), role(i)).1).collect()
+            (0..n)
+                .map(|i| model.new_var(format!("{prefix}{i}"), role(i)).1)
+                .collect()
         };
         let q = vars("qn", d, Role::KnownQ);
         let v = vars("vn", d, Role::KnownV);
@@ -47,7 +49,14 @@ impl Known {
         let lambda = vars("ln", m, Role::KnownLambda);
         let gamma = vars("gn", m, Role::KnownGamma);
         let h = model.new_var("h", Role::Step).1;
-        Known { q, v, p, lambda, gamma, h }
+        Known {
+            q,
+            v,
+            p,
+            lambda,
+            gamma,
+            h,
+        }
     }
 }
 
@@ -115,7 +124,14 @@ impl Quantities {
         let jac = g.iter().map(|&gk| model.graph.gradient(gk, &qv)).collect();
         let mass = mass_matrix(model);
         let minv = constant_inverse(model, &mass);
-        Quantities { dl_dq, dl_dv, grad_v, g, jac, minv }
+        Quantities {
+            dl_dq,
+            dl_dv,
+            grad_v,
+            g,
+            jac,
+            minv,
+        }
     }
 }
 
@@ -123,14 +139,19 @@ impl Quantities {
 pub fn mass_matrix(model: &mut Model) -> Vec<Vec<Id>> {
     let (l, vv) = (model.lagrangian, model.v.clone());
     let dl_dv = model.graph.gradient(l, &vv);
-    dl_dv.iter().map(|&pi| model.graph.gradient(pi, &vv)).collect()
+    dl_dv
+        .iter()
+        .map(|&pi| model.graph.gradient(pi, &vv))
+        .collect()
 }
 
 /// Whether a mass matrix depends on no coordinate or velocity.
 pub fn is_constant(model: &Model, mass: &[Vec<Id>]) -> bool {
-    mass.iter()
-        .flatten()
-        .all(|&e| !model.graph.depends_on_any(e, |v| model.is_q(v) || model.is_v(v)))
+    mass.iter().flatten().all(|&e| {
+        !model
+            .graph
+            .depends_on_any(e, |v| model.is_q(v) || model.is_v(v))
+    })
 }
 
 /// Symbolic inverse of a constant mass matrix by Gauss–Jordan elimination without
@@ -145,7 +166,9 @@ pub fn constant_inverse(model: &mut Model, mass: &[Vec<Id>]) -> Option<Vec<Vec<I
     let n = mass.len();
     let (zero, one) = (g.zero(), g.one());
     let mut a: Vec<Vec<Id>> = mass.to_vec();
-    let mut inv: Vec<Vec<Id>> = (0..n).map(|i| (0..n).map(|j| if i == j { one } else { zero }).collect()).collect();
+    let mut inv: Vec<Vec<Id>> = (0..n)
+        .map(|i| (0..n).map(|j| if i == j { one } else { zero }).collect())
+        .collect();
     for k in 0..n {
         let pivot = a[k][k];
         if g.is_zero(pivot) {
@@ -189,7 +212,13 @@ pub fn mat_t_vec(model: &mut Model, a: &[Vec<Id>], y: &[Id], d: usize) -> Vec<Id
 
 /// `Σ_k γ_k H_k(q) w = ∇_q (γ · G(q) w)` for `γ`, `w` independent of `q`, evaluated at
 /// `q = at_q`: the contraction `T(q, γ) w` of spec 000 without a third-order tensor.
-pub fn hessian_contraction(model: &mut Model, jac: &[Vec<Id>], gamma: &[Id], w: &[Id], at_q: &[Id]) -> Vec<Id> {
+pub fn hessian_contraction(
+    model: &mut Model,
+    jac: &[Vec<Id>],
+    gamma: &[Id],
+    w: &[Id],
+    at_q: &[Id],
+) -> Vec<Id> {
     let gw = mat_vec(model, jac, w);
     let s = model.graph.dot(gamma, &gw);
     let qv = model.q.clone();
@@ -198,8 +227,16 @@ pub fn hessian_contraction(model: &mut Model, jac: &[Vec<Id>], gamma: &[Id], w: 
 }
 
 /// `a − b` and friends, elementwise.
-pub fn zip_with(model: &mut Model, a: &[Id], b: &[Id], f: impl Fn(&mut crate::sym::Graph, Id, Id) -> Id) -> Vec<Id> {
-    a.iter().zip(b).map(|(&x, &y)| f(&mut model.graph, x, y)).collect()
+pub fn zip_with(
+    model: &mut Model,
+    a: &[Id],
+    b: &[Id],
+    f: impl Fn(&mut crate::sym::Graph, Id, Id) -> Id,
+) -> Vec<Id> {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| f(&mut model.graph, x, y))
+        .collect()
 }
 
 /// `c · a`, elementwise.

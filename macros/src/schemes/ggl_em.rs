@@ -15,7 +15,10 @@
 //! `∇V(q^½) + (V(q¹) − V(q⁰) − ∇V(q^½)·Δq) / |Δq|² Δq`, with the midpoint gradient as
 //! the branch for `|Δq|² < 1e-12` (spec 000 §2.6 warns that this formula does not
 //! conserve momentum maps; invariant-based gradients come with issue #3).
-use super::common::{at, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, unknowns, zip_with, Known, NextState, Quantities, Template};
+use super::common::{
+    at, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, unknowns, zip_with, Known, NextState,
+    Quantities, Template,
+};
 use crate::ir::Model;
 use crate::sym::Id;
 
@@ -23,7 +26,10 @@ pub fn template(model: &mut Model) -> Template {
     let (d, m) = (model.dim(), model.n_constraints());
     let k = Known::new(model);
     let qs = Quantities::new(model);
-    let minv = qs.minv.clone().expect("checked: GglEm needs a constant mass matrix");
+    let minv = qs
+        .minv
+        .clone()
+        .expect("checked: GglEm needs a constant mass matrix");
     let (vars, x) = unknowns(model, &[d, d, m, m]);
     let (q1, p1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3]);
     let h = k.h;
@@ -59,16 +65,37 @@ pub fn template(model: &mut Model) -> Template {
 
     let residual = [r1, r2, r3, r4].concat();
     let guess = [k.q.clone(), k.p.clone(), k.lambda.clone(), k.gamma.clone()].concat();
-    let next = NextState { q: q1.clone(), v: v1, p: p1.clone(), lambda: lambda.clone(), gamma: gamma.clone() };
-    Template { unknowns: vars, residual, guess, next }
+    let next = NextState {
+        q: q1.clone(),
+        v: v1,
+        p: p1.clone(),
+        lambda: lambda.clone(),
+        gamma: gamma.clone(),
+    };
+    Template {
+        unknowns: vars,
+        residual,
+        guess,
+        next,
+    }
 }
 
 /// `𝖣V(q⁰, q¹)`: the midpoint gradient for `V` of degree ≤ 2 (exact directionality),
 /// the Gonzalez formula otherwise.
-fn discrete_gradient_v(model: &mut Model, grad_v: &[Id], q0: &[Id], q1: &[Id], qm: &[Id]) -> Vec<Id> {
+fn discrete_gradient_v(
+    model: &mut Model,
+    grad_v: &[Id],
+    q0: &[Id],
+    q1: &[Id],
+    qm: &[Id],
+) -> Vec<Id> {
     let gm = at(model, grad_v, qm, None);
     let is_q = |v| model.is_q(v);
-    if model.graph.degree(model.potential, &is_q).is_some_and(|deg| deg <= 2) {
+    if model
+        .graph
+        .degree(model.potential, &is_q)
+        .is_some_and(|deg| deg <= 2)
+    {
         return gm;
     }
     let v0 = at(model, &[model.potential], q0, None)[0];

@@ -12,7 +12,10 @@
 //!
 //! `q^θ = (1 − θ) q⁰ + θ q¹`. Option A's `g_d = h g(q^θ)` (77) makes the λ term of (76c)
 //! cancel, which is why (79c) has none.
-use super::common::{at, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, unknowns, zip_with, Known, NextState, Quantities, Template};
+use super::common::{
+    at, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, unknowns, zip_with, Known, NextState,
+    Quantities, Template,
+};
 use crate::ir::Model;
 use crate::sym::Id;
 
@@ -20,7 +23,10 @@ pub fn template(model: &mut Model, theta: f64) -> Template {
     let (d, m) = (model.dim(), model.n_constraints());
     let k = Known::new(model);
     let qs = Quantities::new(model);
-    let minv = qs.minv.clone().expect("checked: GglViA needs a constant mass matrix");
+    let minv = qs
+        .minv
+        .clone()
+        .expect("checked: GglViA needs a constant mass matrix");
     let (vars, x) = unknowns(model, &[d, d, d, m, m]);
     let (q1, p1, v1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3], &x[4]);
     let h = k.h;
@@ -56,7 +62,25 @@ pub fn template(model: &mut Model, theta: f64) -> Template {
     let r5 = mat_vec(model, &jac_t, v1);
 
     let residual = [r1, r2, r3, r4, r5].concat();
-    let guess = [k.q.clone(), k.p.clone(), k.v.clone(), k.lambda.clone(), k.gamma.clone()].concat();
-    let next = NextState { q: q1.clone(), v: v1.clone(), p: p1.clone(), lambda: lambda.clone(), gamma: gamma.clone() };
-    Template { unknowns: vars, residual, guess, next }
+    let guess = [
+        k.q.clone(),
+        k.p.clone(),
+        k.v.clone(),
+        k.lambda.clone(),
+        k.gamma.clone(),
+    ]
+    .concat();
+    let next = NextState {
+        q: q1.clone(),
+        v: v1.clone(),
+        p: p1.clone(),
+        lambda: lambda.clone(),
+        gamma: gamma.clone(),
+    };
+    Template {
+        unknowns: vars,
+        residual,
+        guess,
+        next,
+    }
 }

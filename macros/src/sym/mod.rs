@@ -43,7 +43,14 @@ pub enum Func {
 }
 
 impl Func {
-    pub const ALL: [Func; 6] = [Func::Sqrt, Func::Sin, Func::Cos, Func::Tan, Func::Exp, Func::Ln];
+    pub const ALL: [Func; 6] = [
+        Func::Sqrt,
+        Func::Sin,
+        Func::Cos,
+        Func::Tan,
+        Func::Exp,
+        Func::Ln,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -150,7 +157,9 @@ impl Graph {
     /// Whether `id` depends on variable `v`.
     pub fn depends_on(&self, id: Id, v: VarId) -> bool {
         let (w, b) = (v.0 as usize / 64, v.0 % 64);
-        self.deps[id.index()].get(w).is_some_and(|word| word >> b & 1 == 1)
+        self.deps[id.index()]
+            .get(w)
+            .is_some_and(|word| word >> b & 1 == 1)
     }
 
     /// Whether `id` depends on any variable for which `pred` holds.
@@ -235,8 +244,8 @@ impl Graph {
                     return id;
                 }
             }
-            (Some(x), None) if x == 0.0 => return b,
-            (None, Some(y)) if y == 0.0 => return a,
+            (Some(0.0), None) => return b,
+            (None, Some(0.0)) => return a,
             _ => {}
         }
         // x + (−x) = 0
@@ -435,7 +444,11 @@ impl Graph {
     /// for one node, every node reachable through the table. Debug builds only.
     pub fn check_memo(&self) -> bool {
         self.memo.len() == self.nodes.len()
-            && self.nodes.iter().enumerate().all(|(i, n)| self.memo.get(n) == Some(&Id(i as u32)))
+            && self
+                .nodes
+                .iter()
+                .enumerate()
+                .all(|(i, n)| self.memo.get(n) == Some(&Id(i as u32)))
     }
 }
 

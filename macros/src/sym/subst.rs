@@ -9,7 +9,10 @@ impl Graph {
     /// all roots, so shared subexpressions are rewritten once.
     pub fn substitute(&mut self, roots: &[Id], map: &HashMap<VarId, Id>) -> Vec<Id> {
         let mut memo: HashMap<Id, Id> = HashMap::new();
-        roots.iter().map(|&r| self.subst_one(r, map, &mut memo)).collect()
+        roots
+            .iter()
+            .map(|&r| self.subst_one(r, map, &mut memo))
+            .collect()
     }
 
     fn subst_one(&mut self, e: Id, map: &HashMap<VarId, Id>, memo: &mut HashMap<Id, Id>) -> Id {

@@ -142,7 +142,10 @@ fn derivatives_match_finite_differences() {
                 };
                 let fd = (g.eval(e, &at(eps)) - g.eval(e, &at(-eps))) / (2.0 * eps);
                 let sym = g.eval(dk, &at(0.0));
-                assert!((fd - sym).abs() <= 1e-7 * (1.0 + sym.abs()), "{s}: d/d{k} {sym} vs {fd}");
+                assert!(
+                    (fd - sym).abs() <= 1e-7 * (1.0 + sym.abs()),
+                    "{s}: d/d{k} {sym} vs {fd}"
+                );
             }
         }
     }

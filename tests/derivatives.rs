@@ -1,0 +1,677 @@
+//! Every derivative `model!` emits, checked against two independent oracles at 100
+//! random points per model (and per scheme).
+//!
+//! **Oracle 1: dual numbers** (`num_dual::Dual64`). The generated code is generic over
+//! the scalar type, so the *undifferentiated* functions (`lagrangian`, `dl_dv`,
+//! `constraints`, `residual`, …) can be evaluated with `T = Dual64`: seeding `ε = 1` on
+//! one input component gives that column of the exact derivative, to round-off, without
+//! going through the symbolic differentiator at all. Agreement is required to
+//! `1e-12` relative ([`DUAL_TOL`]). The curvature `vᵀ H_k v` additionally gets a
+//! hyper-dual check straight from `constraints` (`num_dual::HyperDual64`), which does not
+//! even trust the generated `G`.
+//!
+//! **Oracle 2: central finite differences** in `f64`, which need no generic code at
+//! all and so also catch a bug shared by the generated code and its dual evaluation.
+//! Their accuracy is limited, see [`FD_TOL`].
+//!
+//! Points are generic, *not* on the constraint manifold, so that every term of every
+//! residual is exercised: all components of `q, v, p, λ, γ` and of the unknowns `x` are
+//! uniform in `[-1.5, 1.5]`, `h` is uniform in `[0.01, 0.1]`; every third point also has
+//! its model parameters scaled by random factors in `[0.8, 1.25]` (which keeps the top's
+//! `Eᵢ = ½(I_j + I_k − I_i)` positive). The generator is a seeded xorshift64*, so every
+//! run sees the same points and a failure is reproducible.
+//!
+//! Each test prints the worst normalised error of every family of checks
+//! (`cargo test --test derivatives -- --nocapture`).
+use std::fmt::Debug;
+
+use livens::schemes::{GglEm, GglViA};
+use livens::{Discretization, Model, SMatrix, SVector, SchemeInfo, State};
+use livens_models::{LagrangeTop, Pendulum3d};
+use num_dual::{Dual64, HyperDual64};
+
+/// Random points per model and per scheme.
+const POINTS: usize = 100;
+
+/// Generated derivative vs. dual-number evaluation (and other exact identities):
+/// `|a − b| ≤ 1e-12 · max(1, |b|, scale)`, where `scale` is the max-abs of the column
+/// (or vector) `b` belongs to. Both sides are exact derivatives evaluated in `f64`, so
+/// they differ by round-off only, which is proportional to the magnitude of the terms
+/// being summed, i.e. to the column's scale rather than to the entry itself (a small
+/// entry of a large column is the sum of large terms that cancel).
+const DUAL_TOL: f64 = 1e-12;
+
+/// Generated derivative vs. central finite difference:
+/// `|a − fd| ≤ 1e-6 · max(1, |fd|, scale, |f|)`. With the step `δ = 1e-6 · max(1, |x_j|)`
+/// ([`FD_STEP`]) the truncation error is `δ² |f'''| / 6 ≈ 1e-13` (every residual here is
+/// a polynomial of low degree in `x`) and the rounding error is `≈ ε |f| / δ ≈ 2e-10 |f|`,
+/// so `1e-6` of the larger of the column scale and the function values `|f|` (the
+/// magnitude of what is being differenced) leaves a safety factor of well over 1000
+/// while still catching any wrong entry, which would be off by O(1) relative.
+const FD_TOL: f64 = 1e-6;
+
+/// Relative step of the central differences, see [`FD_TOL`].
+const FD_STEP: f64 = 1e-6;
+
+/// `residual_and_jacobian`'s `r` vs. `residual`'s, relative to `max(1, |r|∞)`.
+const SAME_TOL: f64 = 1e-15;
+
+/// `f32` instance vs. the `f64` instance at the same (`f32`-representable) inputs,
+/// relative to `max(1, |b|, scale)`: `f32` round-off is `6e-8` per operation.
+const F32_TOL: f64 = 1e-4;
+
+// ---------------------------------------------------------------------------------------
+// Random points
+// ---------------------------------------------------------------------------------------
+
+/// xorshift64* (Vigna 2016): tiny, seeded, good enough for test points.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Rng(seed.max(1))
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `[lo, hi)`, from the top 53 bits.
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        let u = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        lo + (hi - lo) * u
+    }
+
+    fn vector<const K: usize>(&mut self) -> SVector<f64, K> {
+        SVector::from_fn(|_, _| self.uniform(-1.5, 1.5))
+    }
+
+    fn step(&mut self) -> f64 {
+        self.uniform(0.01, 0.1)
+    }
+
+    fn state<const D: usize, const M: usize>(&mut self) -> State<f64, D, M> {
+        State {
+            t: 0.0,
+            q: self.vector(),
+            v: self.vector(),
+            p: self.vector(),
+            lambda: self.vector(),
+            gamma: self.vector(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The same model in several scalar types
+// ---------------------------------------------------------------------------------------
+
+/// A model under test: its `f64` instance, and instances with the same parameters in the
+/// other scalar types the oracles need.
+trait Fixture<const D: usize, const M: usize>: Model<f64, D, M> + Default + Copy + Debug {
+    type Dual: Model<Dual64, D, M>;
+    type Hyper: Model<HyperDual64, D, M>;
+    type Single: Model<f32, D, M>;
+    /// Same parameters as dual numbers with zero derivative part.
+    fn to_dual(&self) -> Self::Dual;
+    fn to_hyper(&self) -> Self::Hyper;
+    /// Parameters rounded to `f32`.
+    fn to_f32(&self) -> Self::Single;
+    /// The `f64` model with exactly the parameters of an `f32` one.
+    fn from_f32(single: &Self::Single) -> Self;
+    /// Every parameter scaled by a random factor in `[0.8, 1.25]`.
+    fn perturbed(&self, rng: &mut Rng) -> Self;
+}
+
+macro_rules! fixture {
+    ($model:ident, $d:literal, $m:literal, [$($param:ident),+]) => {
+        impl Fixture<$d, $m> for $model<f64> {
+            type Dual = $model<Dual64>;
+            type Hyper = $model<HyperDual64>;
+            type Single = $model<f32>;
+            fn to_dual(&self) -> $model<Dual64> {
+                $model { $($param: Dual64::from_re(self.$param)),+ }
+            }
+            fn to_hyper(&self) -> $model<HyperDual64> {
+                $model { $($param: HyperDual64::from_re(self.$param)),+ }
+            }
+            fn to_f32(&self) -> $model<f32> {
+                $model { $($param: self.$param as f32),+ }
+            }
+            fn from_f32(single: &$model<f32>) -> Self {
+                $model { $($param: f64::from(single.$param)),+ }
+            }
+            fn perturbed(&self, rng: &mut Rng) -> Self {
+                $model { $($param: self.$param * rng.uniform(0.8, 1.25)),+ }
+            }
+        }
+    };
+}
+
+fixture!(Pendulum3d, 3, 1, [m, l, g]);
+fixture!(LagrangeTop, 12, 9, [m, i1, i2, i3, l, g]);
+
+/// The model of point `i`: declared parameters, or perturbed ones for every third point.
+fn model_at<F: Fixture<D, M>, const D: usize, const M: usize>(rng: &mut Rng, i: usize) -> F {
+    if i % 3 == 2 {
+        F::default().perturbed(rng)
+    } else {
+        F::default()
+    }
+}
+
+fn dual<const K: usize>(x: &SVector<f64, K>) -> SVector<Dual64, K> {
+    x.map(Dual64::from_re)
+}
+
+/// `x` as dual numbers with `ε = 1` on component `j`.
+fn seeded<const K: usize>(x: &SVector<f64, K>, j: usize) -> SVector<Dual64, K> {
+    let mut d = dual(x);
+    d[j].eps = 1.0;
+    d
+}
+
+fn eps<const K: usize>(x: &SVector<Dual64, K>) -> SVector<f64, K> {
+    x.map(|d| d.eps)
+}
+
+fn dual_state<const D: usize, const M: usize>(s: &State<f64, D, M>) -> State<Dual64, D, M> {
+    State {
+        t: Dual64::from_re(s.t),
+        q: dual(&s.q),
+        v: dual(&s.v),
+        p: dual(&s.p),
+        lambda: dual(&s.lambda),
+        gamma: dual(&s.gamma),
+    }
+}
+
+/// `x ± δ e_j` with `δ = FD_STEP · max(1, |x_j|)`, and `2δ`.
+fn fd_pair<const K: usize>(
+    x: &SVector<f64, K>,
+    j: usize,
+) -> (SVector<f64, K>, SVector<f64, K>, f64) {
+    let delta = FD_STEP * x[j].abs().max(1.0);
+    let (mut plus, mut minus) = (*x, *x);
+    plus[j] += delta;
+    minus[j] -= delta;
+    // The actually represented step, not the intended one.
+    (plus, minus, plus[j] - minus[j])
+}
+
+fn max_abs<const R: usize, const C: usize>(a: &SMatrix<f64, R, C>) -> f64 {
+    a.iter().fold(0.0, |m, x| m.max(x.abs()))
+}
+
+// ---------------------------------------------------------------------------------------
+// Assertions with bookkeeping
+// ---------------------------------------------------------------------------------------
+
+/// One family of checks: asserts every comparison and remembers the worst error.
+struct Tally {
+    name: &'static str,
+    tol: f64,
+    count: usize,
+    /// Worst `|a − b| / max(1, |b|, scale)`, the asserted quantity.
+    worst: f64,
+    /// Worst `|a − b| / max(|b|, scale)`, without the floor at 1 (for the report only:
+    /// the top's inertias are `5e-4`, so many of its entries are far below 1).
+    worst_unfloored: f64,
+    worst_at: String,
+}
+
+impl Tally {
+    fn new(name: &'static str, tol: f64) -> Self {
+        Tally {
+            name,
+            tol,
+            count: 0,
+            worst: 0.0,
+            worst_unfloored: 0.0,
+            worst_at: String::new(),
+        }
+    }
+
+    /// Asserts `|got − want| ≤ tol · max(1, |want|, scale)`; `what` names the entry.
+    fn check(&mut self, got: f64, want: f64, scale: f64, what: impl Fn() -> String) {
+        let diff = (got - want).abs();
+        let norm = want.abs().max(scale).max(1.0);
+        let err = diff / norm;
+        assert!(
+            err <= self.tol,
+            "{}: {}\n  generated = {got:.17e}\n  oracle    = {want:.17e}\n  |diff| = {diff:.3e} > {:.0e} × {norm:.3e}",
+            self.name,
+            what(),
+            self.tol,
+        );
+        self.count += 1;
+        let unfloored = want.abs().max(scale);
+        if unfloored > 0.0 {
+            self.worst_unfloored = self.worst_unfloored.max(diff / unfloored);
+        }
+        if err > self.worst || self.worst_at.is_empty() {
+            self.worst = err;
+            self.worst_at = what();
+        }
+    }
+
+    fn report(&self) {
+        println!(
+            "{:<44} {:>6} checks  worst {:.2e} (tol {:.0e}; without floor 1: {:.2e})  at {}",
+            self.name, self.count, self.worst, self.tol, self.worst_unfloored, self.worst_at
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Model-level functions
+// ---------------------------------------------------------------------------------------
+
+/// `dl_dq`, `dl_dv`, `mass_matrix`, `constraint_jacobian`, `constraint_curvature`,
+/// `energy` and `velocity` of model `F` at `POINTS` random points.
+fn model_functions<F: Fixture<D, M>, const D: usize, const M: usize>(seed: u64) {
+    let mut rng = Rng::new(seed);
+    let name = F::NAME;
+    let mut t_dl_dq = Tally::new("dl_dq vs dual ∂L/∂q", DUAL_TOL);
+    let mut t_dl_dv = Tally::new("dl_dv vs dual ∂L/∂v", DUAL_TOL);
+    let mut t_mass = Tally::new("mass_matrix vs dual ∂(dl_dv)/∂v", DUAL_TOL);
+    let mut t_jac = Tally::new("constraint_jacobian vs dual ∂g/∂q", DUAL_TOL);
+    let mut t_curv = Tally::new("curvature vs dual d/dε G(q+εv)v", DUAL_TOL);
+    let mut t_curv2 = Tally::new("curvature vs hyper-dual vᵀ(∂²g/∂q²)v", DUAL_TOL);
+    let mut t_energy = Tally::new("energy vs dl_dv·v − L", DUAL_TOL);
+    let mut t_vel = Tally::new("mass_matrix · velocity(q, p) vs p", DUAL_TOL);
+    let mut t_fd = Tally::new("model functions vs central differences", FD_TOL);
+
+    for i in 0..POINTS {
+        let model: F = model_at(&mut rng, i);
+        let dm = model.to_dual();
+        let (q, v, p) = (rng.vector::<D>(), rng.vector::<D>(), rng.vector::<D>());
+        let at = |what: &str, k: usize| {
+            format!(
+                "{name} point {i} ({model:?}): {what}[{}]",
+                F::COORDINATES[k]
+            )
+        };
+        let (dq, dv) = (dual(&q), dual(&v));
+        let lag = model.lagrangian(&q, &v);
+
+        // ∂L/∂q and ∂L/∂v: one dual direction per coordinate.
+        let (gq, gv) = (model.dl_dq(&q, &v), model.dl_dv(&q, &v));
+        let oq = SVector::<f64, D>::from_fn(|j, _| dm.lagrangian(&seeded(&q, j), &dv).eps);
+        let ov = SVector::<f64, D>::from_fn(|j, _| dm.lagrangian(&dq, &seeded(&v, j)).eps);
+        for j in 0..D {
+            t_dl_dq.check(gq[j], oq[j], max_abs(&oq), || at("dl_dq", j));
+            t_dl_dv.check(gv[j], ov[j], max_abs(&ov), || at("dl_dv", j));
+            let (plus, minus, step) = fd_pair(&q, j);
+            let fd = (model.lagrangian(&plus, &v) - model.lagrangian(&minus, &v)) / step;
+            t_fd.check(gq[j], fd, max_abs(&oq).max(lag.abs()), || at("dl_dq", j));
+            let (plus, minus, step) = fd_pair(&v, j);
+            let fd = (model.lagrangian(&q, &plus) - model.lagrangian(&q, &minus)) / step;
+            t_fd.check(gv[j], fd, max_abs(&ov).max(lag.abs()), || at("dl_dv", j));
+        }
+
+        // Mass matrix, column j = ∂(∂L/∂v)/∂v_j.
+        let mass = model.mass_matrix(&q, &v);
+        for j in 0..D {
+            let col = eps(&dm.dl_dv(&dq, &seeded(&v, j)));
+            let (plus, minus, step) = fd_pair(&v, j);
+            let fd = (model.dl_dv(&q, &plus) - model.dl_dv(&q, &minus)) / step;
+            let fscale = max_abs(&gv);
+            for r in 0..D {
+                let what = || {
+                    format!(
+                        "{name} point {i} ({model:?}): mass_matrix[{}, {}]",
+                        F::COORDINATES[r],
+                        F::COORDINATES[j]
+                    )
+                };
+                t_mass.check(mass[(r, j)], col[r], max_abs(&col), what);
+                t_fd.check(mass[(r, j)], fd[r], max_abs(&col).max(fscale), what);
+            }
+        }
+
+        // Constraint Jacobian, column j = ∂g/∂q_j.
+        let jac = model.constraint_jacobian(&q);
+        let g = model.constraints(&q);
+        for j in 0..D {
+            let col = eps(&dm.constraints(&seeded(&q, j)));
+            let (plus, minus, step) = fd_pair(&q, j);
+            let fd = (model.constraints(&plus) - model.constraints(&minus)) / step;
+            for k in 0..M {
+                let what = || {
+                    format!(
+                        "{name} point {i} ({model:?}): G[{}, {}]",
+                        F::CONSTRAINTS[k],
+                        F::COORDINATES[j]
+                    )
+                };
+                t_jac.check(jac[(k, j)], col[k], max_abs(&col), what);
+                t_fd.check(jac[(k, j)], fd[k], max_abs(&col).max(max_abs(&g)), what);
+            }
+        }
+
+        // Curvature c_k = vᵀ H_k v = d/dε [G(q + εv) v]; and, independently of the
+        // generated G, ∂²/∂ε₁∂ε₂ g(q + ε₁v + ε₂v) with hyper-dual numbers.
+        let curv = model.constraint_curvature(&q, &v);
+        let q_eps = SVector::<Dual64, D>::from_fn(|k, _| Dual64::new(q[k], v[k]));
+        let o1 = eps(&(dm.constraint_jacobian(&q_eps) * dv));
+        let q_hyper =
+            SVector::<HyperDual64, D>::from_fn(|k, _| HyperDual64::new(q[k], v[k], v[k], 0.0));
+        let o2 = model.to_hyper().constraints(&q_hyper).map(|x| x.eps1eps2);
+        let delta = FD_STEP;
+        let gv_plus = model.constraint_jacobian(&(q + v * delta)) * v;
+        let gv_minus = model.constraint_jacobian(&(q - v * delta)) * v;
+        let fd = (gv_plus - gv_minus) / (2.0 * delta);
+        let fscale = max_abs(&(jac * v));
+        for k in 0..M {
+            let what = || {
+                format!(
+                    "{name} point {i} ({model:?}): constraint_curvature[{}]",
+                    F::CONSTRAINTS[k]
+                )
+            };
+            t_curv.check(curv[k], o1[k], max_abs(&o1), what);
+            t_curv2.check(curv[k], o2[k], max_abs(&o2), what);
+            t_fd.check(curv[k], fd[k], max_abs(&o1).max(fscale), what);
+        }
+
+        // Energy E = ∂L/∂v · v − L.
+        let pv = gv.dot(&v);
+        let e = model.energy(&q, &v);
+        t_energy.check(e, pv - lag, pv.abs().max(lag.abs()), || {
+            format!("{name} point {i} ({model:?}): energy")
+        });
+
+        // velocity(q, p) solves M v = p.
+        let vel = model.velocity(&q, &p);
+        let mp = model.mass_matrix(&q, &vel) * vel;
+        for k in 0..D {
+            t_vel.check(mp[k], p[k], max_abs(&p), || at("(M · velocity(q, p))", k));
+        }
+    }
+
+    println!("--- {name}: model functions at {POINTS} points");
+    for t in [
+        &t_dl_dq, &t_dl_dv, &t_mass, &t_jac, &t_curv, &t_curv2, &t_energy, &t_vel, &t_fd,
+    ] {
+        t.report();
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Scheme Jacobians
+// ---------------------------------------------------------------------------------------
+
+/// Name of unknown (or residual row) `j` of a scheme with `N` unknowns: the blocks are
+/// `(q¹, p¹, λ¹, γ¹)` for EM (`N = 2D + 2M`, rows (84a,b,d,e)) and `(q¹, p¹, v¹, λ, γ)`
+/// for VI-A (`N = 3D + 2M`, rows (79a–e)).
+fn label<F: Model<f64, D, M>, const D: usize, const M: usize, const N: usize>(
+    j: usize,
+    row: bool,
+) -> String {
+    let (c, g) = (&F::COORDINATES[..], &F::CONSTRAINTS[..]);
+    let blocks: &[(&str, &str, &[&str])] = if N == 2 * D + 2 * M {
+        &[
+            ("q¹", "(84a)", c),
+            ("p¹", "(84b)", c),
+            ("λ¹", "(84d)", g),
+            ("γ¹", "(84e)", g),
+        ]
+    } else {
+        assert_eq!(N, 3 * D + 2 * M, "unknown scheme layout");
+        &[
+            ("q¹", "(79a)", c),
+            ("p¹", "(79b)", c),
+            ("v¹", "(79c)", c),
+            ("λ", "(79d)", g),
+            ("γ", "(79e)", g),
+        ]
+    };
+    let mut k = j;
+    for (unknown, equation, names) in blocks {
+        if k < names.len() {
+            return if row {
+                format!("R{equation}[{}]", names[k])
+            } else {
+                format!("{unknown}[{}]", names[k])
+            };
+        }
+        k -= names.len();
+    }
+    unreachable!("index {j} out of range {N}")
+}
+
+/// `residual_and_jacobian` of scheme `S` on model `F` at `POINTS` random points: its
+/// `r` against `residual`, its `jac` column by column against the dual evaluation of
+/// `residual` and against central differences of `residual`.
+fn scheme_jacobian<F, S, const D: usize, const M: usize, const N: usize>(seed: u64)
+where
+    F: Fixture<D, M> + Discretization<f64, S, D, M, N>,
+    F::Dual: Discretization<Dual64, S, D, M, N>,
+    S: SchemeInfo,
+{
+    let mut rng = Rng::new(seed);
+    let (name, scheme) = (F::NAME, S::LABEL);
+    let mut t_same = Tally::new("r of residual_and_jacobian vs residual", SAME_TOL);
+    let mut t_dual = Tally::new("jac vs dual ∂R/∂x", DUAL_TOL);
+    let mut t_fd = Tally::new("jac vs central differences of R", FD_TOL);
+    let mut bitwise_equal = 0;
+    let mut nonzeros = 0;
+
+    for i in 0..POINTS {
+        let model: F = model_at(&mut rng, i);
+        let known = rng.state::<D, M>();
+        let h = rng.step();
+        let x = rng.vector::<N>();
+        let dm = model.to_dual();
+        let (dknown, dh) = (dual_state(&known), Dual64::from_re(h));
+        let where_ = || format!("{name}/{scheme} point {i} (h = {h}, {model:?})");
+
+        let (mut r, mut jac) = (
+            SVector::<f64, N>::from_element(f64::NAN),
+            SMatrix::<f64, N, N>::from_element(f64::NAN),
+        );
+        Discretization::<f64, S, D, M, N>::residual_and_jacobian(
+            &model, h, &known, &x, &mut r, &mut jac,
+        );
+        let mut r_only = SVector::<f64, N>::from_element(f64::NAN);
+        Discretization::<f64, S, D, M, N>::residual(&model, h, &known, &x, &mut r_only);
+        let r_scale = max_abs(&r_only);
+        for k in 0..N {
+            let what = || format!("{}: {}", where_(), label::<F, D, M, N>(k, true));
+            t_same.check(r[k], r_only[k], r_scale, what);
+        }
+        if r.iter()
+            .zip(r_only.iter())
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+        {
+            bitwise_equal += 1;
+        }
+
+        for j in 0..N {
+            let mut rd = SVector::<Dual64, N>::from_element(Dual64::from_re(f64::NAN));
+            Discretization::<Dual64, S, D, M, N>::residual(
+                &dm,
+                dh,
+                &dknown,
+                &seeded(&x, j),
+                &mut rd,
+            );
+            let col = eps(&rd);
+            let (plus, minus, step) = fd_pair(&x, j);
+            let (mut rp, mut rm) = (SVector::<f64, N>::zeros(), SVector::<f64, N>::zeros());
+            Discretization::<f64, S, D, M, N>::residual(&model, h, &known, &plus, &mut rp);
+            Discretization::<f64, S, D, M, N>::residual(&model, h, &known, &minus, &mut rm);
+            let fd = (rp - rm) / step;
+            let scale = max_abs(&col);
+            for k in 0..N {
+                let what = || {
+                    format!(
+                        "{}: ∂{}/∂{}",
+                        where_(),
+                        label::<F, D, M, N>(k, true),
+                        label::<F, D, M, N>(j, false)
+                    )
+                };
+                t_dual.check(jac[(k, j)], col[k], scale, what);
+                t_fd.check(jac[(k, j)], fd[k], scale.max(r_scale), what);
+                if jac[(k, j)] != 0.0 {
+                    nonzeros += 1;
+                }
+            }
+        }
+    }
+
+    println!(
+        "--- {name}/{scheme}: N = {N}, {POINTS} points, mean nonzeros of jac {}",
+        nonzeros / POINTS
+    );
+    println!(
+        "r of residual_and_jacobian bit-identical to residual at {bitwise_equal}/{POINTS} points"
+    );
+    for t in [&t_same, &t_dual, &t_fd] {
+        t.report();
+    }
+}
+
+#[test]
+fn pendulum3d_model_functions() {
+    model_functions::<Pendulum3d<f64>, 3, 1>(0x5EED_0001);
+}
+
+#[test]
+fn lagrange_top_model_functions() {
+    model_functions::<LagrangeTop<f64>, 12, 9>(0x5EED_0002);
+}
+
+#[test]
+fn pendulum3d_ggl_em_jacobian() {
+    scheme_jacobian::<Pendulum3d<f64>, GglEm, 3, 1, 8>(0x5EED_0003);
+}
+
+#[test]
+fn pendulum3d_ggl_vi_a_jacobian() {
+    scheme_jacobian::<Pendulum3d<f64>, GglViA, 3, 1, 11>(0x5EED_0004);
+}
+
+#[test]
+fn lagrange_top_ggl_em_jacobian() {
+    scheme_jacobian::<LagrangeTop<f64>, GglEm, 12, 9, 42>(0x5EED_0005);
+}
+
+#[test]
+fn lagrange_top_ggl_vi_a_jacobian() {
+    scheme_jacobian::<LagrangeTop<f64>, GglViA, 12, 9, 54>(0x5EED_0006);
+}
+
+// ---------------------------------------------------------------------------------------
+// f32
+// ---------------------------------------------------------------------------------------
+
+/// Points at which the `f32` instances are compared with the `f64` ones.
+const F32_POINTS: usize = 10;
+
+fn to_f32<const R: usize, const C: usize>(a: &SMatrix<f64, R, C>) -> SMatrix<f32, R, C> {
+    a.map(|x| x as f32)
+}
+
+fn to_f64<const R: usize, const C: usize>(a: &SMatrix<f32, R, C>) -> SMatrix<f64, R, C> {
+    a.map(f64::from)
+}
+
+fn state_f32<const D: usize, const M: usize>(s: &State<f64, D, M>) -> State<f32, D, M> {
+    State {
+        t: s.t as f32,
+        q: to_f32(&s.q),
+        v: to_f32(&s.v),
+        p: to_f32(&s.p),
+        lambda: to_f32(&s.lambda),
+        gamma: to_f32(&s.gamma),
+    }
+}
+
+fn state_f64<const D: usize, const M: usize>(s: &State<f32, D, M>) -> State<f64, D, M> {
+    State {
+        t: f64::from(s.t),
+        q: to_f64(&s.q),
+        v: to_f64(&s.v),
+        p: to_f64(&s.p),
+        lambda: to_f64(&s.lambda),
+        gamma: to_f64(&s.gamma),
+    }
+}
+
+/// `lagrangian` and `residual_and_jacobian` of the `f32` instance of `F` with scheme
+/// `S`, against the `f64` instance at identical (`f32`-representable) parameters and
+/// inputs.
+fn f32_agrees<F, S, const D: usize, const M: usize, const N: usize>(
+    rng: &mut Rng,
+    tally: &mut Tally,
+) where
+    F: Fixture<D, M> + Discretization<f64, S, D, M, N>,
+    F::Single: Discretization<f32, S, D, M, N>,
+    S: SchemeInfo,
+{
+    let (name, scheme) = (F::NAME, S::LABEL);
+    for i in 0..F32_POINTS {
+        let single = model_at::<F, D, M>(rng, i).to_f32();
+        let model = F::from_f32(&single);
+        let known32 = state_f32(&rng.state::<D, M>());
+        let known = state_f64(&known32);
+        let h32 = rng.step() as f32;
+        let h = f64::from(h32);
+        let x32 = to_f32(&rng.vector::<N>());
+        let x = to_f64(&x32);
+        let where_ = || format!("{name}/{scheme} f32 point {i}");
+
+        let l32 = single.lagrangian(&known32.q, &known32.v);
+        let l64 = model.lagrangian(&known.q, &known.v);
+        tally.check(f64::from(l32), l64, l64.abs(), || {
+            format!("{}: lagrangian", where_())
+        });
+
+        let (mut r32, mut j32) = (SVector::<f32, N>::zeros(), SMatrix::<f32, N, N>::zeros());
+        Discretization::<f32, S, D, M, N>::residual_and_jacobian(
+            &single, h32, &known32, &x32, &mut r32, &mut j32,
+        );
+        let (mut r, mut jac) = (SVector::<f64, N>::zeros(), SMatrix::<f64, N, N>::zeros());
+        Discretization::<f64, S, D, M, N>::residual_and_jacobian(
+            &model, h, &known, &x, &mut r, &mut jac,
+        );
+        let r_scale = max_abs(&r);
+        for k in 0..N {
+            let what = || format!("{}: {}", where_(), label::<F, D, M, N>(k, true));
+            tally.check(f64::from(r32[k]), r[k], r_scale, what);
+        }
+        for j in 0..N {
+            let scale = max_abs(&jac.column(j).into_owned());
+            for k in 0..N {
+                let what = || {
+                    format!(
+                        "{}: ∂{}/∂{}",
+                        where_(),
+                        label::<F, D, M, N>(k, true),
+                        label::<F, D, M, N>(j, false)
+                    )
+                };
+                tally.check(f64::from(j32[(k, j)]), jac[(k, j)], scale, what);
+            }
+        }
+    }
+}
+
+#[test]
+fn f32_instances_agree_with_f64() {
+    let mut rng = Rng::new(0x5EED_0007);
+    let mut tally = Tally::new("f32 vs f64 (lagrangian, r, jac)", F32_TOL);
+    f32_agrees::<Pendulum3d<f64>, GglEm, 3, 1, 8>(&mut rng, &mut tally);
+    f32_agrees::<Pendulum3d<f64>, GglViA, 3, 1, 11>(&mut rng, &mut tally);
+    f32_agrees::<LagrangeTop<f64>, GglEm, 12, 9, 42>(&mut rng, &mut tally);
+    f32_agrees::<LagrangeTop<f64>, GglViA, 12, 9, 54>(&mut rng, &mut tally);
+    tally.report();
+}

@@ -1,0 +1,10 @@
+livens::model! {
+    pub struct Pendulum {
+        params { m = 1.0 }
+        coords { r: Vec3 }
+        kinetic = 0.5 * m * dot(r_dot, r_dot);
+        holonomic { plane: diag(r.x, r.y) }
+    }
+}
+
+fn main() {}

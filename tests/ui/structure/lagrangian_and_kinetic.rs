@@ -1,0 +1,10 @@
+livens::model! {
+    pub struct Pendulum {
+        params { m = 1.0, g = 9.81 }
+        coords { r: Vec3 }
+        kinetic = 0.5 * m * dot(r_dot, r_dot);
+        lagrangian = 0.5 * m * dot(r_dot, r_dot) - m * g * r.z;
+    }
+}
+
+fn main() {}
