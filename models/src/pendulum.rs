@@ -10,11 +10,11 @@ model! {
     /// symmetry with momentum map `J₃ = (q × p)·e3`.
     pub struct Pendulum3d {
         params {
-            /// Mass [kg].
+            /// Mass (kg).
             m = 1.0,
-            /// Rod length [m].
+            /// Rod length (m).
             l = 1.0,
-            /// Gravitational acceleration [m/s²].
+            /// Gravitational acceleration (m/s²).
             g = 9.81,
         }
         coords { q: Vec3 }

@@ -13,15 +13,15 @@ model! {
     /// (107).
     pub struct LagrangeTop {
         params {
-            /// Mass [kg] (a solid cone, ρ = 2700, a = 0.1).
+            /// Mass in kg (a solid cone, ρ = 2700, a = 0.1).
             m = 0.7069,
-            /// Principal moments of inertia about the centre of mass [kg m²].
+            /// Principal moments of inertia about the centre of mass (kg m²).
             i1 = 5.3014e-4,
             i2 = 5.3014e-4,
             i3 = 5.3014e-4,
-            /// Distance from the fixed tip to the centre of mass [m].
+            /// Distance from the fixed tip to the centre of mass (m).
             l = 0.075,
-            /// Gravitational acceleration [m/s²].
+            /// Gravitational acceleration (m/s²).
             g = 9.81,
         }
         coords { phi: Vec3, d1: Vec3, d2: Vec3, d3: Vec3 }
