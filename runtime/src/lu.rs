@@ -53,13 +53,29 @@ impl<T: Real, const N: usize> Lu<T, N> {
                 a.swap_rows(k, pivot_row);
                 perm.swap(k, pivot_row);
             }
-            let pivot = a[(k, k)];
+            // Column-major elimination that skips structural zeros: the step
+            // Jacobians are sparse (a tenth to a third of the entries are nonzero), so
+            // only rows with a nonzero multiplier and columns with a nonzero pivot-row
+            // entry are touched. Skipping exact zeros changes no result bit.
+            let cols = &mut a.data.0;
+            let pivot = cols[k][k];
+            let mut rows = [0usize; N];
+            let mut n_rows = 0;
             for i in (k + 1)..N {
-                let l = a[(i, k)] / pivot;
-                a[(i, k)] = l;
-                for j in (k + 1)..N {
-                    let u = a[(k, j)];
-                    a[(i, j)] -= l * u;
+                if cols[k][i] != T::zero() {
+                    cols[k][i] /= pivot;
+                    rows[n_rows] = i;
+                    n_rows += 1;
+                }
+            }
+            let multipliers = cols[k];
+            for col in cols.iter_mut().skip(k + 1) {
+                let u = col[k];
+                if u == T::zero() {
+                    continue;
+                }
+                for &i in &rows[..n_rows] {
+                    col[i] -= multipliers[i] * u;
                 }
             }
         }
