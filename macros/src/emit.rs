@@ -122,6 +122,11 @@ pub fn expand(model: &mut Model) -> TokenStream {
         }
 
         impl #name<f64> {
+            /// Number of scalar coordinates (also the `D` of its trait impls).
+            pub const DIM: usize = #dl;
+            /// Number of scalar holonomic constraints (the `M` of its trait impls).
+            pub const N_CONSTRAINTS: usize = #ml;
+
             /// The model in `f64` with the declared parameter values (`Default` for
             /// other scalar types).
             pub fn new() -> Self {
@@ -247,10 +252,6 @@ pub fn expand(model: &mut Model) -> TokenStream {
 
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #name<T> {
-            /// Number of scalar coordinates.
-            pub const DIM: usize = #dl;
-            /// Number of scalar holonomic constraints.
-            pub const N_CONSTRAINTS: usize = #ml;
             /// Potential energy `V(q) = −L(q, 0)`.
             pub fn potential(&self, q: &#p::SVector<T, #dl>) -> T {
                 let q = &q.data.0[0];
