@@ -61,9 +61,9 @@ impl<T: Real, const N: usize> Lu<T, N> {
             let pivot = cols[k][k];
             let mut rows = [0usize; N];
             let mut n_rows = 0;
-            for i in (k + 1)..N {
-                if cols[k][i] != T::zero() {
-                    cols[k][i] /= pivot;
+            for (i, entry) in cols[k].iter_mut().enumerate().skip(k + 1) {
+                if *entry != T::zero() {
+                    *entry /= pivot;
                     rows[n_rows] = i;
                     n_rows += 1;
                 }
