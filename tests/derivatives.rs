@@ -180,17 +180,6 @@ fn eps<const K: usize>(x: &SVector<Dual64, K>) -> SVector<f64, K> {
     x.map(|d| d.eps)
 }
 
-fn dual_state<const D: usize, const M: usize>(s: &State<f64, D, M>) -> State<Dual64, D, M> {
-    State {
-        t: Dual64::from_re(s.t),
-        q: dual(&s.q),
-        v: dual(&s.v),
-        p: dual(&s.p),
-        lambda: dual(&s.lambda),
-        gamma: dual(&s.gamma),
-    }
-}
-
 /// `x ± δ e_j` with `δ = FD_STEP · max(1, |x_j|)`, and `2δ`.
 fn fd_pair<const K: usize>(
     x: &SVector<f64, K>,
@@ -469,7 +458,7 @@ where
         let h = rng.step();
         let x = rng.vector::<N>();
         let dm = model.to_dual();
-        let (dknown, dh) = (dual_state(&known), Dual64::from_re(h));
+        let (dknown, dh) = (known.map(Dual64::from_re), Dual64::from_re(h));
         let where_ = || format!("{name}/{scheme} point {i} (h = {h}, {model:?})");
 
         let (mut r, mut jac) = (
@@ -584,28 +573,6 @@ fn to_f64<const R: usize, const C: usize>(a: &SMatrix<f32, R, C>) -> SMatrix<f64
     a.map(f64::from)
 }
 
-fn state_f32<const D: usize, const M: usize>(s: &State<f64, D, M>) -> State<f32, D, M> {
-    State {
-        t: s.t as f32,
-        q: to_f32(&s.q),
-        v: to_f32(&s.v),
-        p: to_f32(&s.p),
-        lambda: to_f32(&s.lambda),
-        gamma: to_f32(&s.gamma),
-    }
-}
-
-fn state_f64<const D: usize, const M: usize>(s: &State<f32, D, M>) -> State<f64, D, M> {
-    State {
-        t: f64::from(s.t),
-        q: to_f64(&s.q),
-        v: to_f64(&s.v),
-        p: to_f64(&s.p),
-        lambda: to_f64(&s.lambda),
-        gamma: to_f64(&s.gamma),
-    }
-}
-
 /// `lagrangian` and `residual_and_jacobian` of the `f32` instance of `F` with scheme
 /// `S`, against the `f64` instance at identical (`f32`-representable) parameters and
 /// inputs.
@@ -621,8 +588,8 @@ fn f32_agrees<F, S, const D: usize, const M: usize, const N: usize>(
     for i in 0..F32_POINTS {
         let single = model_at::<F, D, M>(rng, i).to_f32();
         let model = F::from_f32(&single);
-        let known32 = state_f32(&rng.state::<D, M>());
-        let known = state_f64(&known32);
+        let known32 = rng.state::<D, M>().map(|x| x as f32);
+        let known = known32.map(f64::from);
         let h32 = rng.step() as f32;
         let h = f64::from(h32);
         let x32 = to_f32(&rng.vector::<N>());

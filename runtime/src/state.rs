@@ -24,3 +24,19 @@ pub struct State<T: Real, const D: usize, const M: usize> {
     /// Multipliers `γ` of the velocity constraints `G M⁻¹ p = 0`.
     pub gamma: SVector<T, M>,
 }
+
+impl<T: Real, const D: usize, const M: usize> State<T, D, M> {
+    /// The same state in another scalar type, converting every entry with `f`: e.g.
+    /// `state.map(|x| x as f32)` for an embedded target, or to dual numbers for
+    /// derivatives of a step.
+    pub fn map<U: Real>(&self, f: impl Fn(T) -> U) -> State<U, D, M> {
+        State {
+            t: f(self.t),
+            q: self.q.map(&f),
+            v: self.v.map(&f),
+            p: self.p.map(&f),
+            lambda: self.lambda.map(&f),
+            gamma: self.gamma.map(&f),
+        }
+    }
+}
