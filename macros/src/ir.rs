@@ -104,6 +104,29 @@ pub struct Model {
 }
 
 impl Model {
+    /// An empty model: no parameters, coordinates or equations yet.
+    pub fn new(attrs: Vec<Attribute>, vis: Visibility, name: Ident) -> Self {
+        Model {
+            graph: Graph::new(),
+            roles: Vec::new(),
+            attrs,
+            vis,
+            name,
+            params: Vec::new(),
+            coords: Vec::new(),
+            q: Vec::new(),
+            v: Vec::new(),
+            p: Vec::new(),
+            coord_names: Vec::new(),
+            lagrangian: Id::default(),
+            lagrangian_span: Span::call_site(),
+            potential: Id::default(),
+            constraints: Vec::new(),
+            momenta: Vec::new(),
+            schemes: Vec::new(),
+        }
+    }
+
     /// A fresh variable of the given role.
     pub fn new_var(&mut self, name: impl Into<String>, role: Role) -> (VarId, Id) {
         let (v, id) = self.graph.new_var(name);

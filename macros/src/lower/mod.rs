@@ -1,0 +1,362 @@
+//! Name resolution and lowering of a parsed model to the IR, one declaration block at a
+//! time: parameters, coordinates, `let`s, the Lagrangian, constraints, symmetries,
+//! schemes. Errors are collected, so one expansion reports every mistake; a failed
+//! declaration poisons its name so that its uses add no follow-up errors.
+mod expr;
+mod names;
+
+use proc_macro2::Span;
+use syn::{Expr, Ident};
+
+pub use expr::cross;
+use expr::{symmetry, Lowerer, Scope, Val};
+use names::{report, Kind, Names, Sym};
+
+use crate::dsl::{CoordAst, ModelAst, ParamAst};
+use crate::errors::Errors;
+use crate::ir::{Constraint, Coord, CoordKind, Model, Momentum, Param, Role, SchemeRequest};
+use crate::schemes::SchemeKind;
+use crate::sym::Id;
+
+/// Lowers the parsed model to the IR, collecting every error.
+pub fn lower(mut ast: ModelAst) -> Result<Model, syn::Error> {
+    let mut errors = Errors::default();
+    let mut model = Model::new(
+        std::mem::take(&mut ast.attrs),
+        ast.vis.clone(),
+        ast.name.clone(),
+    );
+    let mut names = Names::with_builtins(&mut model.graph);
+    declare_params(
+        &mut model,
+        &mut names,
+        &mut errors,
+        std::mem::take(&mut ast.params),
+    );
+    if ast.coords.is_empty() {
+        errors.push(
+            model.name.span(),
+            "the model declares no coordinates; add `coords { name: Vec3 }`",
+        );
+    }
+    declare_coords(
+        &mut model,
+        &mut names,
+        &mut errors,
+        std::mem::take(&mut ast.coords),
+    );
+
+    let velocities = model.v.clone();
+    let name_span = model.name.span();
+    let mut lw = Lowerer {
+        g: &mut model.graph,
+        names,
+        velocities,
+    };
+    lower_lets(&mut lw, &mut errors, &ast.lets);
+    let lagrangian = lagrangian(&mut lw, &mut errors, &ast, name_span);
+    let constraints = constraints(&mut lw, &mut errors, &ast.holonomic);
+    let momenta = momenta(&mut lw, &mut errors, &ast.momentum);
+    let schemes = schemes(&mut errors, &ast.schemes);
+
+    errors.finish()?;
+    let Some((lagrangian, span)) = lagrangian else {
+        return Err(syn::Error::new(name_span, "no Lagrangian"));
+    };
+    model.lagrangian = lagrangian;
+    model.lagrangian_span = span;
+    model.constraints = constraints;
+    model.momenta = momenta;
+    model.schemes = schemes;
+    // V(q) = −L(q, 0).
+    let zero = model.graph.zero();
+    let map = model.v.iter().map(|&v| (v, zero)).collect();
+    let l0 = model.graph.substitute(&[lagrangian], &map)[0];
+    model.potential = model.graph.neg(l0);
+    Ok(model)
+}
+
+/// Parameters: runtime fields whose defaults are numbers.
+fn declare_params(
+    model: &mut Model,
+    names: &mut Names,
+    errors: &mut Errors,
+    params: Vec<ParamAst>,
+) {
+    for p in params {
+        let mut lw = Lowerer {
+            g: &mut model.graph,
+            names: Names::empty(),
+            velocities: Vec::new(),
+        };
+        let scope = Scope::Constant(
+            "a parameter's default must be a number",
+            "write a number such as `1.0`, and derive quantities from parameters with `let`",
+        );
+        let default = match lw.lower(&p.default, scope) {
+            Ok(Val::S(x)) => model.graph.as_const(x).unwrap_or_else(|| {
+                errors.add(syn::Error::new_spanned(
+                    &p.default,
+                    "a parameter's default must be a number",
+                ));
+                0.0
+            }),
+            Ok(other) => {
+                errors.add(syn::Error::new_spanned(
+                    &p.default,
+                    format!("a parameter is a scalar, found {}", other.shape()),
+                ));
+                0.0
+            }
+            Err(e) => {
+                errors.add(e);
+                0.0
+            }
+        };
+        let (_, node) = model.new_var(p.name.to_string(), Role::Param(model.params.len()));
+        names.declare(
+            errors,
+            &p.name,
+            Sym {
+                val: Val::S(node),
+                kind: Kind::Param,
+            },
+        );
+        model.params.push(Param {
+            attrs: p.attrs,
+            name: p.name,
+            default,
+        });
+    }
+}
+
+/// Coordinates, their velocities `name_dot`, and the momentum variables (used by the
+/// momentum maps and `velocity`).
+fn declare_coords(
+    model: &mut Model,
+    names: &mut Names,
+    errors: &mut Errors,
+    coords: Vec<CoordAst>,
+) {
+    for c in coords {
+        let dot_name = Ident::new(&format!("{}_dot", c.name), c.name.span());
+        let kind = match c.kind.to_string().as_str() {
+            "Scalar" => CoordKind::Scalar,
+            "Vec3" => CoordKind::Vec3,
+            other => {
+                errors.push(
+                    c.kind.span(),
+                    format!("unknown coordinate kind `{other}`; the kinds are `Scalar` and `Vec3`"),
+                );
+                // Uses of the coordinate and its velocity are not errors of their own.
+                names.poison(c.name.to_string());
+                names.poison(dot_name.to_string());
+                continue;
+            }
+        };
+        let offset = model.q.len();
+        let (mut qs, mut vs) = (Vec::new(), Vec::new());
+        for k in 0..kind.len() {
+            let i = offset + k;
+            let label = match kind {
+                CoordKind::Scalar => c.name.to_string(),
+                CoordKind::Vec3 => format!("{}.{}", c.name, ["x", "y", "z"][k]),
+            };
+            let (qv, qn) = model.new_var(format!("q{i}"), Role::Q(i));
+            let (vv, vn) = model.new_var(format!("v{i}"), Role::V(i));
+            let (pv, _) = model.new_var(format!("p{i}"), Role::P(i));
+            model.q.push(qv);
+            model.v.push(vv);
+            model.p.push(pv);
+            model.coord_names.push(label);
+            qs.push(qn);
+            vs.push(vn);
+        }
+        let (qval, vval) = match kind {
+            CoordKind::Scalar => (Val::S(qs[0]), Val::S(vs[0])),
+            CoordKind::Vec3 => (Val::V(qs), Val::V(vs)),
+        };
+        let coord_twice = names.taken(&c.name.to_string());
+        names.declare(
+            errors,
+            &c.name,
+            Sym {
+                val: qval,
+                kind: Kind::Coord,
+            },
+        );
+        if coord_twice {
+            // Already reported: a coordinate declared twice has its velocity declared twice.
+            names.poison(dot_name.to_string());
+        } else {
+            names.declare(
+                errors,
+                &dot_name,
+                Sym {
+                    val: vval,
+                    kind: Kind::Velocity,
+                },
+            );
+        }
+        model.coords.push(Coord { kind, offset });
+    }
+}
+
+/// `let` definitions, in order: each may use the ones before it.
+fn lower_lets(lw: &mut Lowerer, errors: &mut Errors, lets: &[(Ident, Expr)]) {
+    for (name, e) in lets {
+        match lw.lower(e, Scope::Any) {
+            Ok(val) => lw.names.declare(
+                errors,
+                name,
+                Sym {
+                    val,
+                    kind: Kind::Let,
+                },
+            ),
+            Err(e) => {
+                report(errors, e);
+                lw.names.poison(name.to_string());
+            }
+        }
+    }
+}
+
+/// A scalar-valued expression, or `None` after reporting why not.
+fn scalar(lw: &mut Lowerer, errors: &mut Errors, e: &Expr, what: &str) -> Option<Id> {
+    match lw.lower(e, Scope::Any) {
+        Ok(Val::S(x)) => Some(x),
+        Ok(other) => {
+            errors.add(syn::Error::new_spanned(
+                e,
+                format!("{what} must be a scalar, found {}", other.shape()),
+            ));
+            None
+        }
+        Err(e) => {
+            report(errors, e);
+            None
+        }
+    }
+}
+
+/// The Lagrangian: `lagrangian`, or `kinetic − potential`, with its keyword's span.
+fn lagrangian(
+    lw: &mut Lowerer,
+    errors: &mut Errors,
+    ast: &ModelAst,
+    name_span: Span,
+) -> Option<(Id, Span)> {
+    match (&ast.lagrangian, &ast.kinetic, &ast.potential) {
+        (Some((span, e)), None, None) => {
+            scalar(lw, errors, e, "the Lagrangian").map(|l| (l, *span))
+        }
+        (Some((span, _)), _, _) => {
+            errors.push(
+                *span,
+                "declare either `lagrangian` or `kinetic` and `potential`, not both",
+            );
+            None
+        }
+        (None, Some((span, t)), v) => {
+            let t = scalar(lw, errors, t, "the kinetic energy");
+            let v = match v {
+                Some((_, v)) => scalar(lw, errors, v, "the potential energy"),
+                None => Some(lw.g.zero()),
+            };
+            t.zip(v).map(|(t, v)| (lw.g.sub(t, v), *span))
+        }
+        (None, None, Some((span, _))) => {
+            errors.push(
+                *span,
+                "a `potential` needs a `kinetic` energy beside it; add `kinetic = ...;`, or declare \
+                 `lagrangian = ...;` instead of both",
+            );
+            None
+        }
+        (None, None, None) => {
+            errors.push(
+                name_span,
+                "the model declares no `kinetic` energy or `lagrangian`; add `kinetic = ...;` \
+                 (with an optional `potential = ...;`) or `lagrangian = ...;`",
+            );
+            None
+        }
+    }
+}
+
+/// Holonomic constraints: positions only; a vector-valued one gives one per component.
+fn constraints(
+    lw: &mut Lowerer,
+    errors: &mut Errors,
+    holonomic: &[(Ident, Expr)],
+) -> Vec<Constraint> {
+    let mut out = Vec::new();
+    for (name, e) in holonomic {
+        let label = name.to_string();
+        match lw.lower(e, Scope::Positions(&label)) {
+            Ok(Val::S(x)) => out.push(Constraint {
+                name: label,
+                expr: x,
+                span: name.span(),
+            }),
+            Ok(Val::V(xs)) => {
+                for (k, x) in xs.into_iter().enumerate() {
+                    let comp = ["x", "y", "z"]
+                        .get(k)
+                        .map_or_else(|| k.to_string(), |s| (*s).to_string());
+                    out.push(Constraint {
+                        name: format!("{label}.{comp}"),
+                        expr: x,
+                        span: name.span(),
+                    });
+                }
+            }
+            Ok(other) => errors.add(syn::Error::new_spanned(
+                e,
+                format!(
+                    "a constraint is a scalar or a vector, found {}",
+                    other.shape()
+                ),
+            )),
+            Err(e) => report(errors, e),
+        }
+    }
+    out
+}
+
+/// Momentum maps: `rotation(axis)` or `translation(axis)` with a constant axis.
+fn momenta(lw: &mut Lowerer, errors: &mut Errors, momentum: &[(Ident, Expr)]) -> Vec<Momentum> {
+    let mut out = Vec::new();
+    for (name, e) in momentum {
+        match symmetry(lw, e) {
+            Ok(symmetry) => out.push(Momentum {
+                name: name.clone(),
+                symmetry,
+            }),
+            Err(e) => report(errors, e),
+        }
+    }
+    out
+}
+
+/// The requested schemes, by marker name.
+fn schemes(errors: &mut Errors, schemes: &[Ident]) -> Vec<SchemeRequest> {
+    let mut out = Vec::new();
+    for s in schemes {
+        match SchemeKind::from_name(&s.to_string()) {
+            Some(kind) => out.push(SchemeRequest {
+                kind,
+                span: s.span(),
+            }),
+            None => errors.push(
+                s.span(),
+                format!(
+                    "unknown scheme `{s}`; available schemes: {}",
+                    SchemeKind::names().join(", ")
+                ),
+            ),
+        }
+    }
+    out
+}
