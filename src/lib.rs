@@ -48,6 +48,6 @@ pub mod prelude {
     pub use livens_runtime::schemes::*;
     pub use livens_runtime::{
         Consistency, Diagnostics, Discretization, Integrator, Model, MomentumMaps, NewtonOptions,
-        SMatrix, SVector, SchemeInfo, State,
+        Parameters, SMatrix, SVector, SchemeInfo, State,
     };
 }

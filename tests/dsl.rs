@@ -134,3 +134,21 @@ fn coordinate_dependent_mass_matrix_uses_an_lu_solve() {
         (m[(0, 0)] - 1.49).abs() < 1e-15 && (m[(0, 1)] - 0.07).abs() < 1e-15 && m[(1, 1)] == 1.0
     );
 }
+
+#[test]
+fn parameters_by_name() {
+    let mut model = AnglePendulum::new();
+    assert_eq!(
+        <AnglePendulum as Parameters<f64>>::PARAMETERS,
+        ["m", "l", "g"]
+    );
+    assert_eq!(model.parameter("l"), Some(0.5));
+    assert_eq!(model.set_parameter("l", 2.0), Ok(()));
+    assert_eq!(model.l, 2.0);
+    assert_eq!(
+        model.set_parameter("length", 1.0),
+        Err(livens::UnknownParameter)
+    );
+    assert_eq!(model.parameter("length"), None);
+    assert!(<HeavyBead as Parameters<f64>>::PARAMETERS.is_empty());
+}

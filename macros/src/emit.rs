@@ -135,6 +135,32 @@ pub fn expand(model: &mut Model) -> TokenStream {
         }
     };
 
+    // ---- parameters by name ----------------------------------------------------------------
+    let pnames: Vec<String> = model
+        .params
+        .iter()
+        .map(|prm| prm.name.to_string())
+        .collect();
+    let pidents: Vec<&syn::Ident> = model.params.iter().map(|prm| &prm.name).collect();
+    out.extend(quote! {
+        impl<T: #p::Real> #p::Parameters<T> for #name<T> {
+            const PARAMETERS: &'static [&'static str] = &[#(#pnames),*];
+            fn parameter(&self, name: &str) -> ::core::option::Option<T> {
+                match name {
+                    #(#pnames => ::core::option::Option::Some(self.#pidents),)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+            fn set_parameter(&mut self, name: &str, value: T) -> ::core::result::Result<(), #p::UnknownParameter> {
+                match name {
+                    #(#pnames => self.#pidents = value,)*
+                    _ => return ::core::result::Result::Err(#p::UnknownParameter),
+                }
+                ::core::result::Result::Ok(())
+            }
+        }
+    });
+
     // ---- model-level functions -----------------------------------------------------------
     let (qv, vv, pv) = (model.q.clone(), model.v.clone(), model.p.clone());
     let l = model.lagrangian;

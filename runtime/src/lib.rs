@@ -27,7 +27,9 @@ pub use diagnostics::Diagnostics;
 pub use error::{InitError, SolveError};
 pub use init::Consistency;
 pub use integrator::Integrator;
-pub use model::{Discretization, Model, MomentumMaps, Real, SchemeInfo};
+pub use model::{
+    Discretization, Model, MomentumMaps, Parameters, Real, SchemeInfo, UnknownParameter,
+};
 pub use newton::{NewtonOptions, StepReport};
 pub use state::State;
 
@@ -37,7 +39,9 @@ pub use nalgebra::{SMatrix, SVector};
 /// Items used by `model!`-generated code. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::model::{Discretization, Model, MomentumMaps, Real};
+    pub use crate::model::{
+        Discretization, Model, MomentumMaps, Parameters, Real, UnknownParameter,
+    };
     pub use crate::schemes;
     pub use crate::state::State;
     pub use nalgebra::{SMatrix, SVector};

@@ -50,6 +50,31 @@ pub trait MomentumMaps<T: Real, const D: usize, const K: usize> {
     fn momentum_maps(&self, q: &SVector<T, D>, p: &SVector<T, D>) -> SVector<T, K>;
 }
 
+/// Runtime parameters of a model by name, for tools that set them from text (the
+/// command line, a configuration file). Code that knows the model sets the public
+/// fields directly.
+pub trait Parameters<T: Real> {
+    /// Every parameter's name, in declaration order.
+    const PARAMETERS: &'static [&'static str];
+    /// The value of parameter `name`, if the model has one of that name.
+    fn parameter(&self, name: &str) -> Option<T>;
+    /// Sets parameter `name`; an unknown name changes nothing and is an error.
+    fn set_parameter(&mut self, name: &str, value: T) -> Result<(), UnknownParameter>;
+}
+
+/// A parameter name the model does not declare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownParameter;
+
+impl core::fmt::Display for UnknownParameter {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("unknown parameter")
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for UnknownParameter {}
+
 /// Static facts about a scheme, declared once and read by docs, tests and tools.
 pub trait SchemeInfo {
     /// Short label used in the papers and on the command line, e.g. `EM`.
