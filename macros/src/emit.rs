@@ -153,10 +153,12 @@ pub fn expand(model: &mut Model) -> TokenStream {
             }
             fn set_parameter(&mut self, name: &str, value: T) -> ::core::result::Result<(), #p::UnknownParameter> {
                 match name {
-                    #(#pnames => self.#pidents = value,)*
-                    _ => return ::core::result::Result::Err(#p::UnknownParameter),
+                    #(#pnames => {
+                        self.#pidents = value;
+                        ::core::result::Result::Ok(())
+                    })*
+                    _ => ::core::result::Result::Err(#p::UnknownParameter),
                 }
-                ::core::result::Result::Ok(())
             }
         }
     });
