@@ -25,7 +25,7 @@
 //! (`cargo test --test derivatives -- --nocapture`).
 use std::fmt::Debug;
 
-use livens::schemes::{GglEm, GglViA};
+use livens::schemes::*;
 use livens::{Discretization, Model, SMatrix, SVector, SchemeInfo, State};
 use livens_models::{LagrangeTop, Pendulum3d};
 use num_dual::{Dual64, HyperDual64};
@@ -396,29 +396,32 @@ fn model_functions<F: Fixture<D, M>, const D: usize, const M: usize>(seed: u64) 
 // Scheme Jacobians
 // ---------------------------------------------------------------------------------------
 
-/// Name of unknown (or residual row) `j` of a scheme with `N` unknowns: the blocks are
-/// `(q¹, p¹, λ¹, γ¹)` for EM (`N = 2D + 2M`, rows (84a,b,d,e)) and `(q¹, p¹, v¹, λ, γ)`
-/// for VI-A (`N = 3D + 2M`, rows (79a–e)).
+/// Name of unknown (or residual row) `j` of a scheme with `N` unknowns, by layout:
+/// `(q¹, p¹, λ¹, γ¹)` for EM (`N = 2D + 2M`), `(q¹, p¹, λ¹)` for EM-G (`N = 2D + M`),
+/// and `(q¹, p¹, v, λ, γ)` for VI-S and the θ-methods (`N = 3D + 2M`); rows are named by
+/// the block of equations (a)–(e) they belong to.
 fn label<F: Model<f64, D, M>, const D: usize, const M: usize, const N: usize>(
     j: usize,
     row: bool,
 ) -> String {
     let (c, g) = (&F::COORDINATES[..], &F::CONSTRAINTS[..]);
-    let blocks: &[(&str, &str, &[&str])] = if N == 2 * D + 2 * M {
+    let blocks: &[(&str, &str, &[&str])] = if N == 2 * D + 2 * M && M > 0 {
         &[
-            ("q¹", "(84a)", c),
-            ("p¹", "(84b)", c),
-            ("λ¹", "(84d)", g),
-            ("γ¹", "(84e)", g),
+            ("q¹", "(a)", c),
+            ("p¹", "(b)", c),
+            ("λ", "(d)", g),
+            ("γ", "(e)", g),
         ]
+    } else if N == 2 * D + M {
+        &[("q¹", "(a)", c), ("p¹", "(b)", c), ("λ", "(c)", g)]
     } else {
         assert_eq!(N, 3 * D + 2 * M, "unknown scheme layout");
         &[
-            ("q¹", "(79a)", c),
-            ("p¹", "(79b)", c),
-            ("v¹", "(79c)", c),
-            ("λ", "(79d)", g),
-            ("γ", "(79e)", g),
+            ("q¹", "(a)", c),
+            ("p¹", "(b)", c),
+            ("v", "(c)", c),
+            ("λ", "(d)", g),
+            ("γ", "(e)", g),
         ]
     };
     let mut k = j;
@@ -438,7 +441,7 @@ fn label<F: Model<f64, D, M>, const D: usize, const M: usize, const N: usize>(
 /// `residual_and_jacobian` of scheme `S` on model `F` at `POINTS` random points: its
 /// `r` against `residual`, its `jac` column by column against the dual evaluation of
 /// `residual` and against central differences of `residual`.
-fn scheme_jacobian<F, S, const D: usize, const M: usize, const N: usize>(seed: u64)
+fn scheme_jacobian<F, S, const D: usize, const M: usize, const N: usize>(sch: S, seed: u64)
 where
     F: Fixture<D, M> + Discretization<f64, S, D, M, N>,
     F::Dual: Discretization<Dual64, S, D, M, N>,
@@ -466,10 +469,10 @@ where
             SMatrix::<f64, N, N>::from_element(f64::NAN),
         );
         Discretization::<f64, S, D, M, N>::residual_and_jacobian(
-            &model, h, &known, &x, &mut r, &mut jac,
+            &model, &sch, h, &known, &x, &mut r, &mut jac,
         );
         let mut r_only = SVector::<f64, N>::from_element(f64::NAN);
-        Discretization::<f64, S, D, M, N>::residual(&model, h, &known, &x, &mut r_only);
+        Discretization::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &x, &mut r_only);
         let r_scale = max_abs(&r_only);
         for k in 0..N {
             let what = || format!("{}: {}", where_(), label::<F, D, M, N>(k, true));
@@ -486,6 +489,7 @@ where
             let mut rd = SVector::<Dual64, N>::from_element(Dual64::from_re(f64::NAN));
             Discretization::<Dual64, S, D, M, N>::residual(
                 &dm,
+                &sch,
                 dh,
                 &dknown,
                 &seeded(&x, j),
@@ -494,8 +498,8 @@ where
             let col = eps(&rd);
             let (plus, minus, step) = fd_pair(&x, j);
             let (mut rp, mut rm) = (SVector::<f64, N>::zeros(), SVector::<f64, N>::zeros());
-            Discretization::<f64, S, D, M, N>::residual(&model, h, &known, &plus, &mut rp);
-            Discretization::<f64, S, D, M, N>::residual(&model, h, &known, &minus, &mut rm);
+            Discretization::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &plus, &mut rp);
+            Discretization::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &minus, &mut rm);
             let fd = (rp - rm) / step;
             let scale = max_abs(&col);
             for k in 0..N {
@@ -538,24 +542,31 @@ fn lagrange_top_model_functions() {
     model_functions::<LagrangeTop<f64>, 12, 9>(0x5EED_0002);
 }
 
-#[test]
-fn pendulum3d_ggl_em_jacobian() {
-    scheme_jacobian::<Pendulum3d<f64>, GglEm, 3, 1, 8>(0x5EED_0003);
+/// Every scheme of a model: the θ-methods with coefficients other than their VI-A and
+/// VI-B defaults, so that the run-time coefficients are exercised.
+macro_rules! all_schemes {
+    ($check:ident, $model:ty, $d:literal, $m:literal $(, $arg:expr)*) => {{
+        const N3: usize = 3 * $d + 2 * $m;
+        $check::<$model, GglViS, $d, $m, N3>(GglViS $(, $arg)*);
+        $check::<$model, GglViA, $d, $m, N3>(GglViA $(, $arg)*);
+        $check::<$model, GglViB, $d, $m, N3>(GglViB $(, $arg)*);
+        let theta_a = GglThetaA::new(0.3).expect("valid θ");
+        $check::<$model, GglThetaA, $d, $m, N3>(theta_a $(, $arg)*);
+        let theta_b = GglThetaB::new(0.7, 0.4).expect("valid θ, ϑ");
+        $check::<$model, GglThetaB, $d, $m, N3>(theta_b $(, $arg)*);
+        $check::<$model, GglEm, $d, $m, { 2 * $d + 2 * $m }>(GglEm $(, $arg)*);
+        $check::<$model, GglEmG, $d, $m, { 2 * $d + $m }>(GglEmG $(, $arg)*);
+    }};
 }
 
 #[test]
-fn pendulum3d_ggl_vi_a_jacobian() {
-    scheme_jacobian::<Pendulum3d<f64>, GglViA, 3, 1, 11>(0x5EED_0004);
+fn pendulum3d_scheme_jacobians() {
+    all_schemes!(scheme_jacobian, Pendulum3d<f64>, 3, 1, 0x5EED_0003);
 }
 
 #[test]
-fn lagrange_top_ggl_em_jacobian() {
-    scheme_jacobian::<LagrangeTop<f64>, GglEm, 12, 9, 42>(0x5EED_0005);
-}
-
-#[test]
-fn lagrange_top_ggl_vi_a_jacobian() {
-    scheme_jacobian::<LagrangeTop<f64>, GglViA, 12, 9, 54>(0x5EED_0006);
+fn lagrange_top_scheme_jacobians() {
+    all_schemes!(scheme_jacobian, LagrangeTop<f64>, 12, 9, 0x5EED_0005);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -577,6 +588,7 @@ fn to_f64<const R: usize, const C: usize>(a: &SMatrix<f32, R, C>) -> SMatrix<f64
 /// `S`, against the `f64` instance at identical (`f32`-representable) parameters and
 /// inputs.
 fn f32_agrees<F, S, const D: usize, const M: usize, const N: usize>(
+    sch: S,
     rng: &mut Rng,
     tally: &mut Tally,
 ) where
@@ -604,11 +616,11 @@ fn f32_agrees<F, S, const D: usize, const M: usize, const N: usize>(
 
         let (mut r32, mut j32) = (SVector::<f32, N>::zeros(), SMatrix::<f32, N, N>::zeros());
         Discretization::<f32, S, D, M, N>::residual_and_jacobian(
-            &single, h32, &known32, &x32, &mut r32, &mut j32,
+            &single, &sch, h32, &known32, &x32, &mut r32, &mut j32,
         );
         let (mut r, mut jac) = (SVector::<f64, N>::zeros(), SMatrix::<f64, N, N>::zeros());
         Discretization::<f64, S, D, M, N>::residual_and_jacobian(
-            &model, h, &known, &x, &mut r, &mut jac,
+            &model, &sch, h, &known, &x, &mut r, &mut jac,
         );
         let r_scale = max_abs(&r);
         for k in 0..N {
@@ -636,9 +648,7 @@ fn f32_agrees<F, S, const D: usize, const M: usize, const N: usize>(
 fn f32_instances_agree_with_f64() {
     let mut rng = Rng::new(0x5EED_0007);
     let mut tally = Tally::new("f32 vs f64 (lagrangian, r, jac)", F32_TOL);
-    f32_agrees::<Pendulum3d<f64>, GglEm, 3, 1, 8>(&mut rng, &mut tally);
-    f32_agrees::<Pendulum3d<f64>, GglViA, 3, 1, 11>(&mut rng, &mut tally);
-    f32_agrees::<LagrangeTop<f64>, GglEm, 12, 9, 42>(&mut rng, &mut tally);
-    f32_agrees::<LagrangeTop<f64>, GglViA, 12, 9, 54>(&mut rng, &mut tally);
+    all_schemes!(f32_agrees, Pendulum3d<f64>, 3, 1, &mut rng, &mut tally);
+    all_schemes!(f32_agrees, LagrangeTop<f64>, 12, 9, &mut rng, &mut tally);
     tally.report();
 }

@@ -82,7 +82,7 @@ fn quadratic_constraints(model: &Model, errors: &mut Errors) {
     let alternative = if others.is_empty() {
         String::new()
     } else {
-        format!(", or use {}", others.join(" or "))
+        format!(", or use a scheme without this restriction ({})", others.join(", "))
     };
     // A vector constraint is one per component: report it once.
     let mut reported = std::collections::HashSet::new();

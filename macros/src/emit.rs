@@ -38,6 +38,10 @@ fn var_expr(model: &Model, v: VarId) -> TokenStream {
         Role::KnownGamma(i) => idx("kg", i),
         Role::Unknown(i) => idx("x", i),
         Role::Step => quote!(h),
+        Role::SchemeParam(field) => {
+            let (p, f) = (private(), format_ident!("{}", field));
+            quote!(#p::c::<T>(scheme.#f()))
+        }
     }
 }
 
@@ -404,6 +408,7 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
         impl<T: #p::Real> #p::Discretization<T, #marker, #dl, #ml, #nl> for #name<T> {
             fn residual_and_jacobian(
                 &self,
+                scheme: &#marker,
                 h: T,
                 known: &#p::State<T, #dl, #ml>,
                 x: &#p::SVector<T, #nl>,
@@ -418,20 +423,20 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
                 #(#j_writes)*
             }
 
-            fn residual(&self, h: T, known: &#p::State<T, #dl, #ml>, x: &#p::SVector<T, #nl>, r: &mut #p::SVector<T, #nl>) {
+            fn residual(&self, scheme: &#marker, h: T, known: &#p::State<T, #dl, #ml>, x: &#p::SVector<T, #nl>, r: &mut #p::SVector<T, #nl>) {
                 #prologue
                 let x = &x.data.0[0];
                 #r_stmts
                 r.data.0[0] = [#(#r_only),*];
             }
 
-            fn initial_guess(&self, h: T, known: &#p::State<T, #dl, #ml>) -> #p::SVector<T, #nl> {
+            fn initial_guess(&self, scheme: &#marker, h: T, known: &#p::State<T, #dl, #ml>) -> #p::SVector<T, #nl> {
                 #prologue
                 #g_stmts
                 #guess
             }
 
-            fn accept(&self, h: T, known: &#p::State<T, #dl, #ml>, x: &#p::SVector<T, #nl>) -> #p::State<T, #dl, #ml> {
+            fn accept(&self, scheme: &#marker, h: T, known: &#p::State<T, #dl, #ml>, x: &#p::SVector<T, #nl>) -> #p::State<T, #dl, #ml> {
                 #prologue
                 let x = &x.data.0[0];
                 #a_stmts

@@ -25,6 +25,8 @@ pub enum Role {
     Unknown(usize),
     /// Step templates: the step size `h`.
     Step,
+    /// Step templates: an `f64` field of the scheme value (`theta`, `vartheta`).
+    SchemeParam(&'static str),
 }
 
 pub struct Param {

@@ -43,7 +43,7 @@ model! {
             tip: phi / l - d3,
         }
         momentum { j3: rotation(e3) }
-        schemes { GglEm, GglViA }
+        schemes { GglViS, GglViA, GglViB, GglThetaA, GglThetaB, GglEm, GglEmG }
     }
 }
 

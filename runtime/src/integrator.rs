@@ -64,12 +64,12 @@ where
     pub fn step(&mut self) -> Result<StepReport<T>, SolveError<T>> {
         let h = self.h;
         let model = &self.model;
-        let known = &self.state;
-        let mut x = model.initial_guess(h, known);
+        let (known, scheme) = (&self.state, &self.scheme);
+        let mut x = model.initial_guess(scheme, h, known);
         let report = newton::solve(&mut x, &self.options, |x, r, jac| {
-            model.residual_and_jacobian(h, known, x, r, jac)
+            model.residual_and_jacobian(scheme, h, known, x, r, jac)
         })?;
-        self.state = model.accept(h, known, &x);
+        self.state = model.accept(scheme, h, known, &x);
         Ok(report)
     }
 

@@ -89,12 +89,16 @@ pub trait SchemeInfo {
 
 /// The discrete equations of scheme `S` for one step of a model, with `N` unknowns:
 /// emitted by `model!` from the scheme template, residual and exact Jacobian.
+///
+/// Every function takes the scheme value: a scheme with parameters (the θ-methods'
+/// `theta`, `vartheta`) carries them as fields, read by the generated code.
 pub trait Discretization<T: Real, S: SchemeInfo, const D: usize, const M: usize, const N: usize>:
     Model<T, D, M>
 {
     /// Writes the residual `R(known, x, h)` into `r` and `∂R/∂x` into `jac`.
     fn residual_and_jacobian(
         &self,
+        scheme: &S,
         h: T,
         known: &State<T, D, M>,
         x: &SVector<T, N>,
@@ -102,9 +106,17 @@ pub trait Discretization<T: Real, S: SchemeInfo, const D: usize, const M: usize,
         jac: &mut SMatrix<T, N, N>,
     );
     /// Writes only the residual `R(known, x, h)` into `r`.
-    fn residual(&self, h: T, known: &State<T, D, M>, x: &SVector<T, N>, r: &mut SVector<T, N>);
+    fn residual(
+        &self,
+        scheme: &S,
+        h: T,
+        known: &State<T, D, M>,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+    );
     /// Newton's starting point: the known values at `t^n` (spec 000 §3, "simple guess").
-    fn initial_guess(&self, h: T, known: &State<T, D, M>) -> SVector<T, N>;
+    fn initial_guess(&self, scheme: &S, h: T, known: &State<T, D, M>) -> SVector<T, N>;
     /// The state at `t^{n+1}` from the solved unknowns.
-    fn accept(&self, h: T, known: &State<T, D, M>, x: &SVector<T, N>) -> State<T, D, M>;
+    fn accept(&self, scheme: &S, h: T, known: &State<T, D, M>, x: &SVector<T, N>)
+        -> State<T, D, M>;
 }

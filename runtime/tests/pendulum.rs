@@ -72,13 +72,14 @@ fn unpack(x: &SVector<f64, 8>) -> (V3, V3, f64, f64) {
 impl Discretization<f64, GglEm, 3, 1, 8> for Pendulum {
     fn residual_and_jacobian(
         &self,
+        _scheme: &GglEm,
         h: f64,
         known: &State<f64, 3, 1>,
         x: &SVector<f64, 8>,
         r: &mut SVector<f64, 8>,
         jac: &mut SMatrix<f64, 8, 8>,
     ) {
-        self.residual(h, known, x, r);
+        self.residual(&GglEm, h, known, x, r);
         let (q1, p1, lambda, gamma) = unpack(x);
         let qm = (known.q + q1) * 0.5;
         let pm = (known.p + p1) * 0.5;
@@ -112,6 +113,7 @@ impl Discretization<f64, GglEm, 3, 1, 8> for Pendulum {
 
     fn residual(
         &self,
+        _scheme: &GglEm,
         h: f64,
         known: &State<f64, 3, 1>,
         x: &SVector<f64, 8>,
@@ -133,7 +135,7 @@ impl Discretization<f64, GglEm, 3, 1, 8> for Pendulum {
         r[7] = q1.dot(&p1) / (m * l2);
     }
 
-    fn initial_guess(&self, _h: f64, known: &State<f64, 3, 1>) -> SVector<f64, 8> {
+    fn initial_guess(&self, _scheme: &GglEm, _h: f64, known: &State<f64, 3, 1>) -> SVector<f64, 8> {
         let mut x = SVector::<f64, 8>::zeros();
         x.fixed_rows_mut::<3>(0).copy_from(&known.q);
         x.fixed_rows_mut::<3>(3).copy_from(&known.p);
@@ -142,7 +144,13 @@ impl Discretization<f64, GglEm, 3, 1, 8> for Pendulum {
         x
     }
 
-    fn accept(&self, h: f64, known: &State<f64, 3, 1>, x: &SVector<f64, 8>) -> State<f64, 3, 1> {
+    fn accept(
+        &self,
+        _scheme: &GglEm,
+        h: f64,
+        known: &State<f64, 3, 1>,
+        x: &SVector<f64, 8>,
+    ) -> State<f64, 3, 1> {
         let (q1, p1, lambda, gamma) = unpack(x);
         State {
             t: known.t + h,
@@ -502,9 +510,9 @@ fn discretization_has_an_exact_jacobian() {
     let x = SVector::<f64, 8>::from_column_slice(&[0.61, 0.07, -0.79, 0.1, 1.4, 0.05, 9.9, 0.02]);
     let mut r = SVector::zeros();
     let mut jac = SMatrix::<f64, 8, 8>::zeros();
-    UNIT.residual_and_jacobian(h, &known, &x, &mut r, &mut jac);
+    UNIT.residual_and_jacobian(&GglEm, h, &known, &x, &mut r, &mut jac);
     let mut r_only = SVector::zeros();
-    UNIT.residual(h, &known, &x, &mut r_only);
+    UNIT.residual(&GglEm, h, &known, &x, &mut r_only);
     assert_eq!(r, r_only);
     let eps = 1e-6;
     for j in 0..8 {
@@ -513,8 +521,8 @@ fn discretization_has_an_exact_jacobian() {
         xp[j] += eps;
         xm[j] -= eps;
         let (mut rp, mut rm) = (SVector::zeros(), SVector::zeros());
-        UNIT.residual(h, &known, &xp, &mut rp);
-        UNIT.residual(h, &known, &xm, &mut rm);
+        UNIT.residual(&GglEm, h, &known, &xp, &mut rp);
+        UNIT.residual(&GglEm, h, &known, &xm, &mut rm);
         let fd = (rp - rm) / (2.0 * eps);
         assert!((fd - jac.column(j)).amax() <= 1e-8, "column {j}");
     }

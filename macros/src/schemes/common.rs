@@ -86,10 +86,27 @@ pub fn at(model: &mut Model, exprs: &[Id], at_q: &[Id], at_v: Option<&[Id]>) -> 
     model.graph.substitute(exprs, &map)
 }
 
+/// A scheme coefficient: a number fixed by the scheme, or a field of the scheme value
+/// read at run time (the general θ-methods).
+#[derive(Clone, Copy)]
+pub enum Coef {
+    Const(f64),
+    Field(&'static str),
+}
+
+/// The node of a scheme coefficient.
+pub fn coef(model: &mut Model, c: Coef) -> Id {
+    match c {
+        Coef::Const(x) => model.graph.constant(x),
+        Coef::Field(name) => model.new_var(name, Role::SchemeParam(name)).1,
+    }
+}
+
 /// `(1 − θ) a + θ b`, elementwise.
-pub fn lerp(model: &mut Model, a: &[Id], b: &[Id], theta: f64) -> Vec<Id> {
+pub fn lerp(model: &mut Model, a: &[Id], b: &[Id], theta: Id) -> Vec<Id> {
     let g = &mut model.graph;
-    let (ca, cb) = (g.constant(1.0 - theta), g.constant(theta));
+    let one = g.one();
+    let (ca, cb) = (g.sub(one, theta), theta);
     a.iter()
         .zip(b)
         .map(|(&x, &y)| {
@@ -97,6 +114,12 @@ pub fn lerp(model: &mut Model, a: &[Id], b: &[Id], theta: f64) -> Vec<Id> {
             g.add(s, t)
         })
         .collect()
+}
+
+/// The arithmetic mean of `a` and `b`, elementwise.
+pub fn midpoint(model: &mut Model, a: &[Id], b: &[Id]) -> Vec<Id> {
+    let half = model.graph.constant(0.5);
+    lerp(model, a, b, half)
 }
 
 /// Symbolic model quantities the templates share, in the model's `q` and `v`.

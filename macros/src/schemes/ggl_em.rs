@@ -16,9 +16,10 @@
 //! the branch for `|Δq|² < 1e-12` (spec 000 §2.6 warns that this formula does not
 //! conserve momentum maps; invariant-based gradients come with issue #3).
 use super::common::{
-    at, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, unknowns, zip_with, Known, NextState,
-    Quantities, Template,
+    at, hessian_contraction, mat_t_vec, mat_vec, midpoint, scale, unknowns, zip_with, Known,
+    NextState, Quantities, Template,
 };
+use super::discrete_gradient::discrete_gradient_v;
 use crate::ir::Model;
 use crate::sym::Id;
 
@@ -34,8 +35,8 @@ pub fn template(model: &mut Model) -> Template {
     let (q1, p1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3]);
     let h = k.h;
 
-    let qm = lerp(model, &k.q, q1, 0.5);
-    let pm = lerp(model, &k.p, p1, 0.5);
+    let qm = midpoint(model, &k.q, q1);
+    let pm = midpoint(model, &k.p, p1);
     let minv_pm = mat_vec(model, &minv, &pm);
     let jac_m: Vec<Vec<Id>> = qs.jac.iter().map(|row| at(model, row, &qm, None)).collect();
 
@@ -78,42 +79,4 @@ pub fn template(model: &mut Model) -> Template {
         guess,
         next,
     }
-}
-
-/// `𝖣V(q⁰, q¹)`: the midpoint gradient for `V` of degree ≤ 2 (exact directionality),
-/// the Gonzalez formula otherwise.
-fn discrete_gradient_v(
-    model: &mut Model,
-    grad_v: &[Id],
-    q0: &[Id],
-    q1: &[Id],
-    qm: &[Id],
-) -> Vec<Id> {
-    let gm = at(model, grad_v, qm, None);
-    let is_q = |v| model.is_q(v);
-    if model
-        .graph
-        .degree(model.potential, &is_q)
-        .is_some_and(|deg| deg <= 2)
-    {
-        return gm;
-    }
-    let v0 = at(model, &[model.potential], q0, None)[0];
-    let v1 = at(model, &[model.potential], q1, None)[0];
-    let g = &mut model.graph;
-    let dq: Vec<Id> = q1.iter().zip(q0).map(|(&a, &b)| g.sub(a, b)).collect();
-    let dq2 = g.dot(&dq, &dq);
-    let slope = g.dot(&gm, &dq);
-    let dv = g.sub(v1, v0);
-    let num = g.sub(dv, slope);
-    let coef = g.div(num, dq2);
-    let eps = g.constant(1e-12);
-    gm.iter()
-        .zip(&dq)
-        .map(|(&gi, &di)| {
-            let corr = g.mul(coef, di);
-            let gonzalez = g.add(gi, corr);
-            g.select_lt(dq2, eps, gi, gonzalez)
-        })
-        .collect()
 }
