@@ -7,9 +7,35 @@ use crate::schemes::{constant_inverse, is_constant, mass_matrix};
 /// Runs every check, reporting all failures together.
 pub fn check(model: &mut Model) -> syn::Result<()> {
     let mut errors = Errors::default();
+    quadratic_invariants(model, &mut errors);
     constant_mass_matrix(model, &mut errors);
     quadratic_constraints(model, &mut errors);
     errors.finish()
+}
+
+/// A declared invariant enters the energy–momentum schemes' discrete gradient as
+/// `Δπ = ∇π(q^½) · Δq`, which is exact only for functions of degree ≤ 2 (spec 000 §2.6,
+/// eqs. (122)–(126)).
+fn quadratic_invariants(model: &Model, errors: &mut Errors) {
+    let is_q = |v| model.is_q(v);
+    for inv in &model.invariants {
+        let deg = model.graph.degree(inv.expr, &is_q);
+        if deg.is_none_or(|d| d > 2) {
+            let what = deg.map_or_else(
+                || "is not a polynomial".to_string(),
+                |d| format!("has degree {d}"),
+            );
+            errors.push(
+                inv.name.span(),
+                format!(
+                    "invariant `{}` {what}; declared invariants must be quadratic in the \
+                     coordinates (squared distances, dot products), so that the discrete \
+                     gradient built on them is exact",
+                    inv.name
+                ),
+            );
+        }
+    }
 }
 
 /// Every GGL scheme assumes `L = ½ vᵀ M v − V(q)` with a constant, nonsingular `M`
@@ -82,7 +108,10 @@ fn quadratic_constraints(model: &Model, errors: &mut Errors) {
     let alternative = if others.is_empty() {
         String::new()
     } else {
-        format!(", or use a scheme without this restriction ({})", others.join(", "))
+        format!(
+            ", or use a scheme without this restriction ({})",
+            others.join(", ")
+        )
     };
     // A vector constraint is one per component: report it once.
     let mut reported = std::collections::HashSet::new();

@@ -7,6 +7,8 @@
 //!         params { /// docs
 //!                  m = 1.0, l = 1.0 }           // runtime parameters with defaults
 //!         coords { r: Vec3, theta: Scalar }     // velocities are r_dot, theta_dot
+//!         invariants { pi: expr, ... }          // quadratic invariants the potential may
+//!                                               // use (EM's discrete gradient is built on them)
 //!         let name = expr;                      // a named subexpression
 //!         kinetic = expr;                       // with potential = expr; or:
 //!         lagrangian = expr;
@@ -18,7 +20,7 @@
 //! ```
 //!
 //! Blocks may come in any order, each at most once (`let` any number of times).
-//! Reserved for later blocks, in the same style: `invariants { pi: expr, ... }`,
+//! Reserved for later blocks, in the same style:
 //! `nonholonomic { name: expr, ... }`, `forces { ... }`, `inputs { u: Vec3 }`, and the
 //! coordinate kinds `Quat`, `SO3`, `SE2`.
 use proc_macro2::Span;
@@ -33,19 +35,21 @@ mod kw {
     syn::custom_keyword!(potential);
     syn::custom_keyword!(lagrangian);
     syn::custom_keyword!(holonomic);
+    syn::custom_keyword!(invariants);
     syn::custom_keyword!(momentum);
     syn::custom_keyword!(schemes);
 }
 
 /// The words that open a block, for error messages.
 const BLOCKS: &str =
-    "`params`, `coords`, `let`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `momentum` or `schemes`";
+    "`params`, `coords`, `let`, `invariants`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `momentum` or `schemes`";
 
 /// The same words, to suggest one for a typo.
-const BLOCK_WORDS: [&str; 9] = [
+const BLOCK_WORDS: [&str; 10] = [
     "params",
     "coords",
     "let",
+    "invariants",
     "kinetic",
     "potential",
     "lagrangian",
@@ -64,7 +68,7 @@ const ALIASES: [(&str, &str); 5] = [
 ];
 
 /// Words reserved for later blocks and coordinate kinds (see the module docs).
-const RESERVED: [&str; 4] = ["invariants", "nonholonomic", "forces", "inputs"];
+const RESERVED: [&str; 3] = ["nonholonomic", "forces", "inputs"];
 
 /// Whether `word` looks like a typo of `target`: one edit, a swap of neighbours, or a
 /// missing or extra trailing `s`.
@@ -100,6 +104,7 @@ pub struct ModelAst {
     pub potential: Option<(Span, Expr)>,
     pub lagrangian: Option<(Span, Expr)>,
     pub holonomic: Vec<(Ident, Expr)>,
+    pub invariants: Vec<(Ident, Expr)>,
     pub momentum: Vec<(Ident, Expr)>,
     pub schemes: Vec<Ident>,
 }
@@ -226,11 +231,13 @@ impl Parse for ModelAst {
             potential: None,
             lagrangian: None,
             holonomic: Vec::new(),
+            invariants: Vec::new(),
             momentum: Vec::new(),
             schemes: Vec::new(),
         };
         let (mut params, mut coords, mut holo, mut mom, mut schemes) =
             (None, None, None, None, None);
+        let mut invariants = None;
         while !body.is_empty() {
             let la = body.lookahead1();
             if la.peek(kw::params) {
@@ -283,6 +290,13 @@ impl Parse for ModelAst {
                     .map(|n| (n.0, n.1))
                     .collect();
                 set_once(&mut holo, v, k.span, "holonomic")?;
+            } else if la.peek(kw::invariants) {
+                let k = body.parse::<kw::invariants>()?;
+                let v = braced_list::<Named>(&body)?
+                    .into_iter()
+                    .map(|n| (n.0, n.1))
+                    .collect();
+                set_once(&mut invariants, v, k.span, "invariants")?;
             } else if la.peek(kw::momentum) {
                 let k = body.parse::<kw::momentum>()?;
                 let v = braced_list::<Named>(&body)?
@@ -322,6 +336,7 @@ impl Parse for ModelAst {
         m.coords = coords.unwrap_or_default();
         m.holonomic = holo.unwrap_or_default();
         m.momentum = mom.unwrap_or_default();
+        m.invariants = invariants.unwrap_or_default();
         m.schemes = schemes.unwrap_or_default();
         Ok(m)
     }

@@ -38,6 +38,7 @@ fn var_expr(model: &Model, v: VarId) -> TokenStream {
         Role::KnownGamma(i) => idx("kg", i),
         Role::Unknown(i) => idx("x", i),
         Role::Step => quote!(h),
+        Role::Invariant(_) => unreachable!("invariants are substituted before emission"),
         Role::SchemeParam(field) => {
             let (p, f) = (private(), format_ident!("{}", field));
             quote!(#p::c::<T>(scheme.#f()))

@@ -25,6 +25,10 @@ pub enum Role {
     Unknown(usize),
     /// Step templates: the step size `h`.
     Step,
+    /// A declared invariant `π_k`, by index into [`Model::invariants`]. Only the
+    /// potential as written (`potential_raw`) contains these; everything emitted has
+    /// them substituted by their definitions.
+    Invariant(usize),
     /// Step templates: an `f64` field of the scheme value (`theta`, `vartheta`).
     SchemeParam(&'static str),
 }
@@ -71,6 +75,13 @@ pub enum Symmetry {
     Translation([f64; 3]),
 }
 
+/// A declared quadratic invariant: its variable in `potential_raw` and its definition.
+pub struct Invariant {
+    pub name: Ident,
+    pub var: VarId,
+    pub expr: Id,
+}
+
 pub struct Momentum {
     pub name: Ident,
     pub symmetry: Symmetry,
@@ -100,6 +111,9 @@ pub struct Model {
     pub lagrangian_span: Span,
     /// `V(q) = −L(q, 0)`.
     pub potential: Id,
+    /// The potential as written, in the coordinates and the invariant variables.
+    pub potential_raw: Id,
+    pub invariants: Vec<Invariant>,
     pub constraints: Vec<Constraint>,
     pub momenta: Vec<Momentum>,
     pub schemes: Vec<SchemeRequest>,
@@ -123,6 +137,8 @@ impl Model {
             lagrangian: Id::default(),
             lagrangian_span: Span::call_site(),
             potential: Id::default(),
+            potential_raw: Id::default(),
+            invariants: Vec::new(),
             constraints: Vec::new(),
             momenta: Vec::new(),
             schemes: Vec::new(),

@@ -7,8 +7,10 @@
 // runtime directly (the facade depends on this crate), so alias it.
 extern crate livens_runtime as livens;
 
+mod four_particles;
 mod pendulum;
 mod top;
 
+pub use four_particles::FourParticles;
 pub use pendulum::Pendulum3d;
 pub use top::LagrangeTop;

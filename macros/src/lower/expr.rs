@@ -5,7 +5,7 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Ident, Lit, Member, UnOp};
 
 use super::names::{closest, did_you_mean, Kind, Names, POISONED};
-use crate::ir::Symmetry;
+use crate::ir::{Role, Symmetry};
 use crate::sym::{Func, Graph, Id, VarId};
 
 /// A lowered value: a scalar, a vector or a (row-major) matrix of graph nodes.
@@ -31,8 +31,9 @@ impl Val {
 pub enum Scope<'a> {
     /// Anything declared (energies, lets).
     Any,
-    /// Positions and parameters only: a holonomic constraint, named for messages.
-    Positions(&'a str),
+    /// Positions and parameters only: what is being lowered (for messages, e.g.
+    /// "holonomic constraint `c`") and the rule it breaks when it mentions a velocity.
+    Positions { what: &'a str, rule: &'a str },
     /// Numbers only (parameter defaults, symmetry axes): the rule ("a symmetry axis must
     /// be constant") and a hint, for messages.
     Constant(&'a str, &'a str),
@@ -40,6 +41,8 @@ pub enum Scope<'a> {
 
 pub struct Lowerer<'a> {
     pub g: &'a mut Graph,
+    /// The model's variable roles, for variables created while lowering (invariants).
+    pub roles: &'a mut Vec<Role>,
     pub names: Names,
     /// The velocity variables, to catch velocities that reach a holonomic constraint
     /// through a `let`.
@@ -53,6 +56,14 @@ fn err<T>(span: Span, msg: impl std::fmt::Display) -> R<T> {
 }
 
 impl Lowerer<'_> {
+    /// A fresh variable of the given role (see [`crate::ir::Model::new_var`]).
+    pub fn new_var(&mut self, name: String, role: Role) -> (VarId, Id) {
+        let (v, id) = self.g.new_var(name);
+        debug_assert_eq!(v.0 as usize, self.roles.len());
+        self.roles.push(role);
+        (v, id)
+    }
+
     fn lookup(&self, id: &Ident, scope: Scope) -> R<Val> {
         let name = id.to_string();
         let Some(sym) = self.names.env.get(&name) else {
@@ -75,30 +86,32 @@ impl Lowerer<'_> {
             );
         };
         match (scope, sym.kind) {
-            (Scope::Positions(c), Kind::Velocity) => err(
+            (Scope::Positions { what, rule }, Kind::Velocity) => err(
                 id.span(),
-                format!(
-                    "holonomic constraint `{c}` mentions the velocity `{name}`; holonomic \
-                     constraints depend on positions only (velocity-dependent constraints \
-                     are nonholonomic)"
-                ),
+                format!("{what} mentions the velocity `{name}`; {rule}"),
             ),
-            (Scope::Positions(c), Kind::Let) if self.depends_on_velocities(&sym.val) => err(
-                id.span(),
-                format!(
-                    "holonomic constraint `{c}` mentions `{name}`, which depends on the velocities; \
-                     holonomic constraints depend on positions only (velocity-dependent \
-                     constraints are nonholonomic)"
-                ),
-            ),
-            (Scope::Constant(what, hint), Kind::Param | Kind::Coord | Kind::Velocity | Kind::Let) => {
+            (Scope::Positions { what, rule }, Kind::Let)
+                if self.depends_on_velocities(&sym.val) =>
+            {
+                err(
+                    id.span(),
+                    format!("{what} mentions `{name}`, which depends on the velocities; {rule}"),
+                )
+            }
+            (
+                Scope::Constant(what, hint),
+                Kind::Param | Kind::Coord | Kind::Velocity | Kind::Let,
+            ) => {
                 let kind = match sym.kind {
                     Kind::Param => "the parameter",
                     Kind::Coord => "the coordinate",
                     Kind::Velocity => "the velocity",
                     _ => "the `let`",
                 };
-                err(id.span(), format!("{what}, but mentions {kind} `{name}`; {hint}"))
+                err(
+                    id.span(),
+                    format!("{what}, but mentions {kind} `{name}`; {hint}"),
+                )
             }
             _ => Ok(sym.val.clone()),
         }

@@ -14,9 +14,12 @@ use names::{report, Kind, Names, Sym};
 
 use crate::dsl::{CoordAst, ModelAst, ParamAst};
 use crate::errors::Errors;
-use crate::ir::{Constraint, Coord, CoordKind, Model, Momentum, Param, Role, SchemeRequest};
+use crate::ir::{
+    Constraint, Coord, CoordKind, Invariant, Model, Momentum, Param, Role, SchemeRequest,
+};
 use crate::schemes::SchemeKind;
-use crate::sym::Id;
+use crate::sym::{Id, VarId};
+use std::collections::HashMap;
 
 /// Lowers the parsed model to the IR, collecting every error.
 pub fn lower(mut ast: ModelAst) -> Result<Model, syn::Error> {
@@ -50,9 +53,11 @@ pub fn lower(mut ast: ModelAst) -> Result<Model, syn::Error> {
     let name_span = model.name.span();
     let mut lw = Lowerer {
         g: &mut model.graph,
+        roles: &mut model.roles,
         names,
         velocities,
     };
+    let invariants = declare_invariants(&mut lw, &mut errors, &ast.invariants);
     lower_lets(&mut lw, &mut errors, &ast.lets);
     let lagrangian = lagrangian(&mut lw, &mut errors, &ast, name_span);
     let constraints = constraints(&mut lw, &mut errors, &ast.holonomic);
@@ -63,16 +68,26 @@ pub fn lower(mut ast: ModelAst) -> Result<Model, syn::Error> {
     let Some((lagrangian, span)) = lagrangian else {
         return Err(syn::Error::new(name_span, "no Lagrangian"));
     };
-    model.lagrangian = lagrangian;
-    model.lagrangian_span = span;
+    // The potential as written keeps the invariants as variables (for the discrete
+    // gradients); everything else sees their definitions.
+    let zero = model.graph.zero();
+    let rest: HashMap<VarId, Id> = model.v.iter().map(|&v| (v, zero)).collect();
+    let l0 = model.graph.substitute(&[lagrangian], &rest)[0];
+    model.potential_raw = model.graph.neg(l0);
+    let expand: HashMap<VarId, Id> = invariants.iter().map(|i| (i.var, i.expr)).collect();
+    let mut exprs = vec![lagrangian, model.potential_raw];
+    exprs.extend(constraints.iter().map(|c| c.expr));
+    let expanded = model.graph.substitute(&exprs, &expand);
+    model.lagrangian = expanded[0];
+    model.potential = expanded[1];
     model.constraints = constraints;
+    for (c, &e) in model.constraints.iter_mut().zip(&expanded[2..]) {
+        c.expr = e;
+    }
+    model.lagrangian_span = span;
+    model.invariants = invariants;
     model.momenta = momenta;
     model.schemes = schemes;
-    // V(q) = −L(q, 0).
-    let zero = model.graph.zero();
-    let map = model.v.iter().map(|&v| (v, zero)).collect();
-    let l0 = model.graph.substitute(&[lagrangian], &map)[0];
-    model.potential = model.graph.neg(l0);
     Ok(model)
 }
 
@@ -86,6 +101,7 @@ fn declare_params(
     for p in params {
         let mut lw = Lowerer {
             g: &mut model.graph,
+            roles: &mut model.roles,
             names: Names::empty(),
             velocities: Vec::new(),
         };
@@ -202,6 +218,52 @@ fn declare_coords(
     }
 }
 
+/// Declared invariants: scalar functions of the positions, each a variable of its own
+/// (`Role::Invariant`) that the energies may use; `check` verifies they are quadratic.
+fn declare_invariants(
+    lw: &mut Lowerer,
+    errors: &mut Errors,
+    decls: &[(Ident, Expr)],
+) -> Vec<Invariant> {
+    let mut out = Vec::new();
+    for (name, e) in decls {
+        let label = name.to_string();
+        let what = format!("invariant `{label}`");
+        let rule = "invariants are functions of the positions only";
+        match lw.lower(e, Scope::Positions { what: &what, rule }) {
+            Ok(Val::S(expr)) => {
+                let k = out.len();
+                let (var, node) = lw.new_var(label, Role::Invariant(k));
+                lw.names.declare(
+                    errors,
+                    name,
+                    Sym {
+                        val: Val::S(node),
+                        kind: Kind::Invariant,
+                    },
+                );
+                out.push(Invariant {
+                    name: name.clone(),
+                    var,
+                    expr,
+                });
+            }
+            Ok(other) => {
+                errors.add(syn::Error::new_spanned(
+                    e,
+                    format!("an invariant is a scalar, found {}", other.shape()),
+                ));
+                lw.names.poison(label);
+            }
+            Err(e) => {
+                report(errors, e);
+                lw.names.poison(label);
+            }
+        }
+    }
+    out
+}
+
 /// `let` definitions, in order: each may use the ones before it.
 fn lower_lets(lw: &mut Lowerer, errors: &mut Errors, lets: &[(Ident, Expr)]) {
     for (name, e) in lets {
@@ -294,7 +356,10 @@ fn constraints(
     let mut out = Vec::new();
     for (name, e) in holonomic {
         let label = name.to_string();
-        match lw.lower(e, Scope::Positions(&label)) {
+        let what = format!("holonomic constraint `{label}`");
+        let rule = "holonomic constraints depend on positions only (velocity-dependent \
+                    constraints are nonholonomic)";
+        match lw.lower(e, Scope::Positions { what: &what, rule }) {
             Ok(Val::S(x)) => out.push(Constraint {
                 name: label,
                 expr: x,

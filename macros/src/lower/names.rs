@@ -15,6 +15,7 @@ pub enum Kind {
     Coord,
     Velocity,
     Let,
+    Invariant,
 }
 
 pub struct Sym {

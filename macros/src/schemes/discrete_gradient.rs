@@ -1,12 +1,33 @@
 //! Discrete gradients `𝖣V(q⁰, q¹)` of the potential for the energy–momentum schemes
-//! (spec 000 §2.6): they satisfy directionality, `𝖣V · (q¹ − q⁰) = V(q¹) − V(q⁰)`, which
+//! (spec 000 §2.6). They satisfy directionality, `𝖣V · (q¹ − q⁰) = V(q¹) − V(q⁰)`, which
 //! makes the energy exact, and are second-order perturbations of `∇V(q^½)`.
+//!
+//! The potential as written is split into additive terms:
+//! * terms in declared invariants only, grouped by the invariants they use: a group of
+//!   one invariant gets the Greenspan quotient (126),
+//!   `[Ṽ(π¹) − Ṽ(π⁰)] / (π¹ − π⁰) · ∇π(q^½)`; a group of several gets the Gonzalez
+//!   formula in the invariants' space. Because each invariant is quadratic,
+//!   `∇π(q^½) · Δq = Δπ` exactly (directionality), and `∇π` is orthogonal to the
+//!   symmetry generators (momentum maps conserved);
+//! * all other terms: the midpoint gradient if they have degree ≤ 2 (exact), else the
+//!   Gonzalez formula in the coordinates, which keeps the energy but not, in general,
+//!   the momentum maps (the warning of spec 000 §2.6).
+//!
+//! Each quotient has a small-increment branch (`SelectLt`) with the midpoint derivative,
+//! where the quotient would cancel catastrophically; its Jacobian is exact on both sides.
+use std::collections::{BTreeMap, HashMap};
+
 use super::common::at;
 use crate::ir::Model;
-use crate::sym::Id;
+use crate::sym::{Graph, Id, Node, VarId};
 
-/// `𝖣V(q⁰, q¹)`: the midpoint gradient for `V` of degree ≤ 2 (exact directionality),
-/// the Gonzalez formula otherwise.
+/// Squared increment below which the quotients switch to the midpoint derivative,
+/// relative to `1 + (midpoint value)²`: the quotient's rounding error grows like
+/// `ε/|Δ|` and the midpoint's directionality error like `|Δ|³`; `|Δ| ≈ 1e-6` balances
+/// them far below the step's own error in double precision.
+const SMALL: f64 = 1e-12;
+
+/// `𝖣V(q⁰, q¹)`, given `∇V` in the model's coordinates and `q^½`.
 pub fn discrete_gradient_v(
     model: &mut Model,
     grad_v: &[Id],
@@ -14,31 +35,153 @@ pub fn discrete_gradient_v(
     q1: &[Id],
     qm: &[Id],
 ) -> Vec<Id> {
+    let inv_vars: Vec<VarId> = model.invariants.iter().map(|i| i.var).collect();
+    let raw = model.potential_raw;
+    // Group the additive terms by the set of invariants they use.
+    let mut groups: BTreeMap<Vec<usize>, Vec<Id>> = BTreeMap::new();
+    let mut rest: Vec<Id> = Vec::new();
+    for term in additive_terms(&model.graph, raw) {
+        let uses: Vec<usize> = (0..inv_vars.len())
+            .filter(|&k| model.graph.depends_on(term, inv_vars[k]))
+            .collect();
+        let uses_q = model.graph.depends_on_any(term, |v| model.is_q(v));
+        if uses.is_empty() || uses_q {
+            rest.push(term);
+        } else {
+            groups.entry(uses).or_default().push(term);
+        }
+    }
+    if groups.is_empty() {
+        return coordinate_gradient(model, model.potential, grad_v, q0, q1, qm);
+    }
+    let expand: HashMap<VarId, Id> = model.invariants.iter().map(|i| (i.var, i.expr)).collect();
+    let rest_sum = model.graph.sum(rest);
+    let rest_v = model.graph.substitute(&[rest_sum], &expand)[0];
+    let qv = model.q.clone();
+    let rest_grad = model.graph.gradient(rest_v, &qv);
+    let mut total = coordinate_gradient(model, rest_v, &rest_grad, q0, q1, qm);
+    for (uses, terms) in groups {
+        let w = model.graph.sum(terms);
+        let coefs = invariant_space_gradient(model, w, &uses, q0, q1);
+        for (&k, c) in uses.iter().zip(coefs) {
+            // c · ∇π_k(q^½)
+            let expr = model.invariants[k].expr;
+            let grad = model.graph.gradient(expr, &qv);
+            let grad_m = at(model, &grad, qm, None);
+            for (t, gi) in total.iter_mut().zip(grad_m) {
+                let s = model.graph.mul(c, gi);
+                *t = model.graph.add(*t, s);
+            }
+        }
+    }
+    total
+}
+
+/// The terms of a sum (through `Add` nodes; a negated sum counts as one term).
+fn additive_terms(g: &Graph, e: Id) -> Vec<Id> {
+    match g.node(e) {
+        Node::Add(a, b) => [additive_terms(g, a), additive_terms(g, b)].concat(),
+        _ => vec![e],
+    }
+}
+
+/// Discrete gradient of `v` in the coordinates: the midpoint gradient for degree ≤ 2,
+/// else Gonzalez's `∇V(q^½) + (V(q¹) − V(q⁰) − ∇V(q^½)·Δq) / |Δq|² Δq`.
+fn coordinate_gradient(
+    model: &mut Model,
+    v: Id,
+    grad_v: &[Id],
+    q0: &[Id],
+    q1: &[Id],
+    qm: &[Id],
+) -> Vec<Id> {
     let gm = at(model, grad_v, qm, None);
-    let is_q = |v| model.is_q(v);
-    if model
-        .graph
-        .degree(model.potential, &is_q)
-        .is_some_and(|deg| deg <= 2)
-    {
+    let is_q = |x| model.is_q(x);
+    if model.graph.degree(v, &is_q).is_some_and(|deg| deg <= 2) {
         return gm;
     }
-    let v0 = at(model, &[model.potential], q0, None)[0];
-    let v1 = at(model, &[model.potential], q1, None)[0];
-    let g = &mut model.graph;
-    let dq: Vec<Id> = q1.iter().zip(q0).map(|(&a, &b)| g.sub(a, b)).collect();
-    let dq2 = g.dot(&dq, &dq);
-    let slope = g.dot(&gm, &dq);
-    let dv = g.sub(v1, v0);
-    let num = g.sub(dv, slope);
-    let coef = g.div(num, dq2);
-    let eps = g.constant(1e-12);
+    let v0 = at(model, &[v], q0, None)[0];
+    let v1 = at(model, &[v], q1, None)[0];
+    gonzalez(&mut model.graph, &gm, v0, v1, q0, q1)
+}
+
+/// `∇W(x^½) + (W(x¹) − W(x⁰) − ∇W(x^½)·Δx) / |Δx|² Δx`, or `∇W(x^½)` when
+/// `|Δx|² < SMALL (1 + |x^½|²)`.
+fn gonzalez(g: &mut Graph, gm: &[Id], w0: Id, w1: Id, x0: &[Id], x1: &[Id]) -> Vec<Id> {
+    let dx: Vec<Id> = x1.iter().zip(x0).map(|(&a, &b)| g.sub(a, b)).collect();
+    let dx2 = g.dot(&dx, &dx);
+    let half = g.constant(0.5);
+    let xm: Vec<Id> = x0
+        .iter()
+        .zip(x1)
+        .map(|(&a, &b)| {
+            let s = g.add(a, b);
+            g.mul(half, s)
+        })
+        .collect();
+    let xm2 = g.dot(&xm, &xm);
+    let one = g.one();
+    let small = g.constant(SMALL);
+    let scale = g.add(one, xm2);
+    let threshold = g.mul(small, scale);
+    let slope = g.dot(gm, &dx);
+    let dw = g.sub(w1, w0);
+    let num = g.sub(dw, slope);
+    let coef = g.div(num, dx2);
     gm.iter()
-        .zip(&dq)
+        .zip(&dx)
         .map(|(&gi, &di)| {
             let corr = g.mul(coef, di);
-            let gonzalez = g.add(gi, corr);
-            g.select_lt(dq2, eps, gi, gonzalez)
+            let full = g.add(gi, corr);
+            g.select_lt(dx2, threshold, gi, full)
         })
         .collect()
+}
+
+/// The discrete derivative of `w` (a function of the invariants `uses` only) with
+/// respect to each of them, between `q⁰` and `q¹`: the Greenspan quotient for one
+/// invariant (spec 000 eq. (126)), Gonzalez in the invariants' space for several.
+fn invariant_space_gradient(
+    model: &mut Model,
+    w: Id,
+    uses: &[usize],
+    q0: &[Id],
+    q1: &[Id],
+) -> Vec<Id> {
+    let vars: Vec<VarId> = uses.iter().map(|&k| model.invariants[k].var).collect();
+    let exprs: Vec<Id> = uses.iter().map(|&k| model.invariants[k].expr).collect();
+    let pi0 = at(model, &exprs, q0, None);
+    let pi1 = at(model, &exprs, q1, None);
+    let g = &mut model.graph;
+    let half = g.constant(0.5);
+    let pim: Vec<Id> = pi0
+        .iter()
+        .zip(&pi1)
+        .map(|(&a, &b)| {
+            let s = g.add(a, b);
+            g.mul(half, s)
+        })
+        .collect();
+    let subst = |g: &mut Graph, e: &[Id], at: &[Id]| {
+        let map: HashMap<VarId, Id> = vars.iter().copied().zip(at.iter().copied()).collect();
+        g.substitute(e, &map)
+    };
+    let grad_w: Vec<Id> = vars.iter().map(|&v| g.diff(w, v)).collect();
+    let grad_m = subst(g, &grad_w, &pim);
+    let w0 = subst(g, &[w], &pi0)[0];
+    let w1 = subst(g, &[w], &pi1)[0];
+    if vars.len() == 1 {
+        // Greenspan: (W(π¹) − W(π⁰)) / (π¹ − π⁰), W'(π^½) for a small increment.
+        let d = g.sub(pi1[0], pi0[0]);
+        let d2 = g.mul(d, d);
+        let pm2 = g.mul(pim[0], pim[0]);
+        let one = g.one();
+        let scale = g.add(one, pm2);
+        let small = g.constant(SMALL);
+        let threshold = g.mul(small, scale);
+        let dw = g.sub(w1, w0);
+        let quotient = g.div(dw, d);
+        return vec![g.select_lt(d2, threshold, grad_m[0], quotient)];
+    }
+    gonzalez(g, &grad_m, w0, w1, &pi0, &pi1)
 }
