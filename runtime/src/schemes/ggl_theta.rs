@@ -11,7 +11,13 @@ use crate::model::SchemeInfo;
 /// ```
 ///
 /// Symplectic and momentum-conserving; second order at θ = ½ ([`GglViA`](super::GglViA),
-/// which folds the constant), first order otherwise. The constraints hold at `q^θ`.
+/// which folds the constant). The constraints hold at `q^θ`.
+///
+/// <div class="warning">Only θ = ½ is stable, although the paper states the method for
+/// θ ∈ (0, 1): `g(q^θ) = 0` propagates the constraint error at the nodes by
+/// −(1−θ)/θ per step, and the momentum-level constraint error by −θ/(1−θ), so one of
+/// them grows geometrically unless θ = ½ (measured: 7/3 per step at θ = 0.3 and 0.7,
+/// `tests/theta_family.rs`).</div>
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GglThetaA {
     theta: f64,
@@ -56,7 +62,12 @@ impl SchemeInfo for GglThetaA {
 /// ```
 ///
 /// Symplectic (for variations with `dg(q⁰) = 0`) and momentum-conserving; `g = 0` at the
-/// nodes. θ = 1, ϑ = ½ is [`GglViB`](super::GglViB).
+/// nodes; first order unless θ = ϑ = ½. θ = 1, ϑ = ½ is [`GglViB`](super::GglViB).
+///
+/// <div class="warning">Stable only for ϑ ≤ ½ (the paper allows ϑ ∈ (0, 1]): the
+/// trapezoidal constraint force propagates λ by −ϑ/(1−ϑ) per step, which grows for
+/// ϑ > ½ whatever θ (measured: 7/3 per step at ϑ = 0.7, `tests/theta_family.rs`); at
+/// ϑ = ½ it is the period-2 oscillation of VI-B's λ.</div>
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GglThetaB {
     theta: f64,
