@@ -265,3 +265,60 @@ fn vi_s_and_vi_b_first_order() {
     eprintln!("VI-S e_p on finer steps {ep:?} slope {sp}");
     assert!((sp - 1.0).abs() <= 0.1, "VI-S: e_p slope {sp} on {fine:?}");
 }
+
+/// Bobenko–Suris' scheme for the Lagrange top, "BS99" (paper App. A.8, eqs. (164)–(168);
+/// spec 000 §2.8), the reference the paper compares with: `m` the angular momentum about
+/// the tip, `d₃` the symmetry axis,
+/// `m¹ = m⁰ + h m g l e₃ × d₃⁰`, `d₃¹ − d₃⁰ = h J̃₁⁻¹ m¹ × d₃^½` (a Cayley rotation).
+/// Returns `(φ₃, p₁)` at t = 0.001: `φ₃ = l d₃·e₃` (167) and the centre-of-mass momentum
+/// `p₁ = m l J̃₁⁻¹ m × d₃` ((168) with the mass factor, spec R8).
+fn bs99_at_t_end(h: f64) -> (f64, [f64; 3]) {
+    use livens::SMatrix;
+    let top = LagrangeTop::new();
+    let (q, _) = top.initial_positions_velocities();
+    let j1 = top.i1 + top.m * top.l * top.l;
+    let j3 = top.i3;
+    // d₃⁰ = R e₃, ω₀ = ω_p e₃ + ω_s d₃ (111), and m⁰ = R diag(J̃₁, J̃₁, J̃₃) Rᵀ ω₀
+    //    = J̃₁ ω₀ + (J̃₃ − J̃₁)(d₃·ω₀) d₃.
+    let d3_0 = SVector::<f64, 3>::new(q[9], q[10], q[11]);
+    let omega0 = SVector::<f64, 3>::new(0.0, 0.0, LagrangeTop::OMEGA_P) + d3_0 * top.spin_rate();
+    let mut m = omega0 * j1 + d3_0 * ((j3 - j1) * d3_0.dot(&omega0));
+    let mut d3 = d3_0;
+    let e3 = SVector::<f64, 3>::new(0.0, 0.0, 1.0);
+    let skew = |a: &SVector<f64, 3>| {
+        SMatrix::<f64, 3, 3>::new(0.0, -a[2], a[1], a[2], 0.0, -a[0], -a[1], a[0], 0.0)
+    };
+    for _ in 0..(1e-3 / h).round() as usize {
+        m += e3.cross(&d3) * (h * top.m * top.g * top.l);
+        let a = skew(&m) * (h / (2.0 * j1));
+        let lhs = SMatrix::<f64, 3, 3>::identity() - a;
+        let rhs = (SMatrix::<f64, 3, 3>::identity() + a) * d3;
+        d3 = lhs.lu().solve(&rhs).expect("a Cayley factor is invertible");
+    }
+    let p1 = m.cross(&d3) * (top.m * top.l / j1);
+    (top.l * d3[2], [p1[0], p1[1], p1[2]])
+}
+
+/// BS99 rows of the spec's convergence table: e_q 8.66e-6, 4.33e-6, 8.66e-7 and e_p
+/// (against EM at h = 5e-7, with the mass factor) 6.66e-6, 3.33e-6, 6.66e-7: first order.
+#[test]
+fn bs99_reference_is_first_order() {
+    let top = LagrangeTop::new();
+    let exact = top.steady_height();
+    let p_ref = reference_momentum();
+    let norm = |p: [f64; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+    let (mut eq, mut ep) = (Vec::new(), Vec::new());
+    for h in STEPS {
+        let (phi3, p1) = bs99_at_t_end(h);
+        eq.push((phi3 - exact).abs() / exact);
+        ep.push(norm([p1[0] - p_ref[0], p1[1] - p_ref[1], p1[2] - p_ref[2]]) / norm(p_ref));
+    }
+    let (sq, sp) = (slope(&STEPS, &eq), slope(&STEPS, &ep));
+    eprintln!("BS99: e_q {eq:?} slope {sq}; e_p {ep:?} slope {sp}");
+    assert!(
+        (sq - 1.0).abs() <= 0.1 && (sp - 1.0).abs() <= 0.1,
+        "slopes {sq} {sp}"
+    );
+    assert!((eq[0] / 8.66e-6 - 1.0).abs() < 0.01, "e_q {eq:?}");
+    assert!((ep[0] / 6.66e-6 - 1.0).abs() < 0.02, "e_p {ep:?}");
+}
