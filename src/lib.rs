@@ -47,7 +47,7 @@ pub use livens_runtime::*;
 pub mod prelude {
     pub use livens_runtime::schemes::*;
     pub use livens_runtime::{
-        Consistency, Diagnostics, Discretization, Integrator, Model, MomentumMaps, NewtonOptions,
-        Parameters, SMatrix, SVector, SchemeInfo, State,
+        Consistency, Diagnostics, Discretization, Guess, Integrator, Model, MomentumMaps,
+        NewtonOptions, Parameters, SMatrix, SVector, SchemeInfo, State,
     };
 }

@@ -26,7 +26,7 @@ mod state;
 pub use diagnostics::Diagnostics;
 pub use error::{InitError, SolveError};
 pub use init::Consistency;
-pub use integrator::Integrator;
+pub use integrator::{Guess, Integrator};
 pub use model::{
     Discretization, Model, MomentumMaps, Parameters, Real, SchemeInfo, UnknownParameter,
 };

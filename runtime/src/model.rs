@@ -92,6 +92,9 @@ pub trait SchemeInfo {
 ///
 /// Every function takes the scheme value: a scheme with parameters (the θ-methods'
 /// `theta`, `vartheta`) carries them as fields, read by the generated code.
+///
+/// Layout contract: the first `D` unknowns are the new positions `q¹` (the
+/// [`Guess::Extrapolated`](crate::Guess::Extrapolated) starting point relies on it).
 pub trait Discretization<T: Real, S: SchemeInfo, const D: usize, const M: usize, const N: usize>:
     Model<T, D, M>
 {
