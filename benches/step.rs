@@ -1,5 +1,6 @@
-//! Cost of ONE time step for each model × scheme: `pendulum/GglEm`, `pendulum/GglViA`,
-//! `top/GglEm`, `top/GglViA`.
+//! Cost of ONE time step for each model × scheme of the GGL paper: the pendulum, the
+//! Lagrange top and the four-particle system, each with VI-S, VI-A, VI-B, EM and EM-G
+//! (`pendulum/GglEm`, `top/GglViA`, `four_particles/GglEmG`, ...).
 //!
 //! Every measured iteration is a real `Integrator::step` from a realistic state: the
 //! integrator marches along the paper's trajectory from the model's initial state and
@@ -18,7 +19,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use livens::prelude::*;
-use livens_models::{LagrangeTop, Pendulum3d};
+use livens_models::{FourParticles, LagrangeTop, Pendulum3d};
 
 /// Steps after which the integrator restarts from the initial state.
 const RESET: u32 = 1000;
@@ -85,16 +86,35 @@ fn pendulum(c: &mut Criterion) {
         .initial_state()
         .expect("paper's pendulum data are consistent");
     let h = Pendulum3d::DEFAULT_STEP;
-    bench_scheme(c, "pendulum", "GglEm", model, GglEm, h, initial);
+    bench_scheme(c, "pendulum", "GglViS", model, GglViS, h, initial);
     bench_scheme(c, "pendulum", "GglViA", model, GglViA, h, initial);
+    bench_scheme(c, "pendulum", "GglViB", model, GglViB, h, initial);
+    bench_scheme(c, "pendulum", "GglEm", model, GglEm, h, initial);
+    bench_scheme(c, "pendulum", "GglEmG", model, GglEmG, h, initial);
 }
 
 fn top(c: &mut Criterion) {
     let model = LagrangeTop::new();
     let initial = model.initial_state().expect("paper's top data project");
     let h = LagrangeTop::DEFAULT_STEP;
-    bench_scheme(c, "top", "GglEm", model, GglEm, h, initial);
+    bench_scheme(c, "top", "GglViS", model, GglViS, h, initial);
     bench_scheme(c, "top", "GglViA", model, GglViA, h, initial);
+    bench_scheme(c, "top", "GglViB", model, GglViB, h, initial);
+    bench_scheme(c, "top", "GglEm", model, GglEm, h, initial);
+    bench_scheme(c, "top", "GglEmG", model, GglEmG, h, initial);
+}
+
+fn four_particles(c: &mut Criterion) {
+    let model = FourParticles::new();
+    let initial = model
+        .initial_state()
+        .expect("paper's four-particle data are consistent");
+    let h = FourParticles::DEFAULT_STEP;
+    bench_scheme(c, "four_particles", "GglViS", model, GglViS, h, initial);
+    bench_scheme(c, "four_particles", "GglViA", model, GglViA, h, initial);
+    bench_scheme(c, "four_particles", "GglViB", model, GglViB, h, initial);
+    bench_scheme(c, "four_particles", "GglEm", model, GglEm, h, initial);
+    bench_scheme(c, "four_particles", "GglEmG", model, GglEmG, h, initial);
 }
 
 /// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`.
@@ -113,6 +133,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = pendulum, top
+    targets = pendulum, top, four_particles
 }
 criterion_main!(benches);
