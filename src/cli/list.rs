@@ -1,0 +1,71 @@
+//! `livens list`: the catalogue as three small tables.
+use super::catalogue::{all_schemes, scheme_list, MODELS};
+use super::run::fmt_time;
+use super::table::aligned;
+
+/// The text `livens list` prints.
+pub fn render() -> String {
+    let mut models = vec![[
+        "model",
+        "type",
+        "coords",
+        "constraints",
+        "momentum maps",
+        "default h",
+        "default T",
+        "schemes",
+    ]
+    .map(String::from)
+    .to_vec()];
+    let mut parameters = Vec::new();
+    for m in MODELS {
+        let info = (m.describe)();
+        models.push(vec![
+            m.name.to_owned(),
+            m.type_name.to_owned(),
+            info.coordinates.to_string(),
+            info.constraints.to_string(),
+            if info.momentum_maps.is_empty() {
+                "-".to_owned()
+            } else {
+                info.momentum_maps.join(", ")
+            },
+            fmt_time(m.default_step),
+            fmt_time(m.default_span),
+            scheme_list(m.schemes.iter()),
+        ]);
+        let values: Vec<String> = info
+            .parameters
+            .iter()
+            .map(|(name, value)| format!("{name} = {value}"))
+            .collect();
+        parameters.push(vec![m.name.to_owned(), values.join(", ")]);
+    }
+
+    let mut schemes = vec![["scheme", "label", "order", "energy", "symplectic"]
+        .map(String::from)
+        .to_vec()];
+    for s in all_schemes() {
+        schemes.push(vec![
+            s.name.to_owned(),
+            s.label.to_owned(),
+            s.order.to_string(),
+            if s.conserves_energy {
+                "conserved"
+            } else {
+                "not conserved"
+            }
+            .to_owned(),
+            if s.symplectic { "yes" } else { "no" }.to_owned(),
+        ]);
+    }
+
+    format!(
+        "Models (livens run MODEL --scheme S, livens compare MODEL --schemes A,B):\n\n{}\n\
+         Schemes (by name or label, case-insensitive):\n\n{}\n\
+         Parameters (--param NAME=VALUE), with their defaults:\n\n{}",
+        aligned(&models),
+        aligned(&schemes),
+        aligned(&parameters)
+    )
+}

@@ -1,0 +1,374 @@
+//! One run of one model with one scheme: the generic [`Integrator`] loop, the
+//! invariants at every step, the CSV, the series for the plots, the summary for the
+//! table.
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use livens::{
+    Diagnostics, Discretization, Integrator, Model, MomentumMaps, SchemeInfo, SolveError, State,
+};
+
+use super::catalogue::{ModelEntry, SchemeEntry};
+use super::csv::Csv;
+use super::error::CliError;
+use super::progress::Progress;
+
+/// Most points a plotted line gets; longer runs are reduced to the maximum over
+/// consecutive steps (every plotted quantity is an error, so the envelope is honest).
+const PLOT_POINTS: usize = 1500;
+
+/// What to run.
+#[derive(Debug)]
+pub struct Job<'a> {
+    /// The model.
+    pub model: &'static ModelEntry,
+    /// The scheme.
+    pub scheme: &'static SchemeEntry,
+    /// Step size.
+    pub h: f64,
+    /// Number of steps.
+    pub steps: usize,
+    /// Parameters to set, by name.
+    pub params: &'a [(String, f64)],
+    /// Where the CSV goes.
+    pub csv_path: PathBuf,
+    /// Every how many steps a CSV line is written.
+    pub csv_every: usize,
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The scheme.
+    pub scheme: &'static SchemeEntry,
+    /// The table row.
+    pub summary: Summary,
+    /// The plotted series.
+    pub series: Series,
+    /// Where Newton failed, if it did.
+    pub failure: Option<Failure>,
+    /// The CSV written (complete up to the last successful step).
+    pub csv_path: PathBuf,
+    /// `H⁰`, the energy of the initial state.
+    pub energy0: f64,
+    /// The momentum maps' names and initial values.
+    pub momentum0: Vec<(&'static str, f64)>,
+}
+
+/// The table row of a run: errors are absolute, against the initial state, and the
+/// maxima include it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Steps taken successfully.
+    pub steps: usize,
+    /// `|H − H⁰|` after the last step, `H = H(q, p)` ([`Diagnostics::hamiltonian`]).
+    pub final_energy_error: f64,
+    /// `max |H − H⁰|`.
+    pub max_energy_error: f64,
+    /// `max_k max |J_k − J_k⁰|` over the momentum maps; `None` if there are none.
+    pub max_momentum_error: Option<f64>,
+    /// `max |g(q)|`.
+    pub max_position_residual: f64,
+    /// `max |G(q) M⁻¹ p|`.
+    pub max_velocity_residual: f64,
+    /// Mean Newton iterations per step.
+    pub mean_iterations: f64,
+    /// Most Newton iterations of a step.
+    pub max_iterations: u32,
+    /// Steps per second of wall-clock time spent in `step()` (diagnostics, CSV and
+    /// plots not counted).
+    pub steps_per_second: f64,
+}
+
+/// A failed step.
+#[derive(Clone, Copy, Debug)]
+pub struct Failure {
+    /// 1-based index of the step that failed.
+    pub step: usize,
+    /// Time at the start of that step (the last state reached).
+    pub t: f64,
+    /// The step size.
+    pub h: f64,
+    /// Newton's error.
+    pub error: SolveError<f64>,
+}
+
+impl Failure {
+    /// A message that says when, how, and what to try.
+    pub fn message(&self, model: &str, scheme: &SchemeEntry, csv: &std::path::Path) -> String {
+        let how = match self.error {
+            SolveError::MaxIterations {
+                iterations,
+                residual,
+            } => format!("no convergence in {iterations} iterations, residual max|R| = {residual:.3e}"),
+            SolveError::NonFinite { iteration } => {
+                format!("the residual became non-finite (NaN or ∞) in iteration {iteration}")
+            }
+            SolveError::SingularJacobian { iteration, column } => format!(
+                "singular Newton Jacobian in iteration {iteration} (column {column}), residual unavailable"
+            ),
+            SolveError::SingularMatrix { column } => {
+                format!("singular matrix (column {column}), residual unavailable")
+            }
+        };
+        format!(
+            "Newton failed for {model} with {} in step {} from t = {} to t = {}: {how}; \
+             try a smaller step size, e.g. --dt {}; the CSV up to t = {} is in {}",
+            scheme.label,
+            self.step,
+            fmt_time(self.t),
+            fmt_time(self.t + self.h),
+            fmt_time(self.h / 2.0),
+            fmt_time(self.t),
+            csv.display()
+        )
+    }
+}
+
+/// A time value without the noise of accumulated rounding (`0.30000000000000004` is
+/// `0.3`): rounded to 12 significant digits, scientific below 1e-4.
+pub fn fmt_time(t: f64) -> String {
+    let rounded: f64 = format!("{t:.11e}").parse().unwrap_or(t);
+    if rounded != 0.0 && rounded.abs() < 1e-4 {
+        format!("{rounded:e}")
+    } else {
+        format!("{rounded}")
+    }
+}
+
+/// The plotted quantities, reduced to at most [`PLOT_POINTS`] points by taking the
+/// maximum over buckets of consecutive steps.
+#[derive(Clone, Debug, Default)]
+pub struct Series {
+    /// Time at the end of each bucket.
+    pub t: Vec<f64>,
+    /// `|H − H⁰|`.
+    pub energy: Vec<f64>,
+    /// `max_k |J_k − J_k⁰|` (zero if the model has no momentum maps).
+    pub momentum: Vec<f64>,
+    /// `max |g(q)|`.
+    pub position: Vec<f64>,
+    /// `max |G(q) M⁻¹ p|`.
+    pub velocity: Vec<f64>,
+    bucket: usize,
+    filled: usize,
+}
+
+impl Series {
+    fn new(points: usize) -> Self {
+        Self {
+            bucket: points.div_ceil(PLOT_POINTS).max(1),
+            ..Self::default()
+        }
+    }
+
+    fn push(&mut self, t: f64, values: [f64; 4]) {
+        let columns = [
+            &mut self.energy,
+            &mut self.momentum,
+            &mut self.position,
+            &mut self.velocity,
+        ];
+        if self.filled == 0 {
+            self.t.push(t);
+            for (column, x) in columns.into_iter().zip(values) {
+                column.push(x);
+            }
+        } else {
+            if let Some(last) = self.t.last_mut() {
+                *last = t;
+            }
+            for (column, x) in columns.into_iter().zip(values) {
+                if let Some(last) = column.last_mut() {
+                    *last = last.max(x);
+                }
+            }
+        }
+        self.filled = (self.filled + 1) % self.bucket;
+    }
+}
+
+/// The CSV columns of a model: time, the state, the invariants and Newton's cost.
+fn columns<Mdl, const D: usize, const M: usize, const K: usize>() -> Vec<String>
+where
+    Mdl: Model<f64, D, M> + MomentumMaps<f64, D, K>,
+{
+    let mut c = vec!["t".to_owned()];
+    for block in ["q", "v", "p"] {
+        c.extend(Mdl::COORDINATES.iter().map(|n| format!("{block}[{n}]")));
+    }
+    for block in ["lambda", "gamma"] {
+        c.extend(Mdl::CONSTRAINTS.iter().map(|n| format!("{block}[{n}]")));
+    }
+    c.extend(["energy", "hamiltonian", "energy_error"].map(String::from));
+    let names = <Mdl as MomentumMaps<f64, D, K>>::NAMES;
+    c.extend(names.iter().map(|n| format!("momentum[{n}]")));
+    c.extend(names.iter().map(|n| format!("momentum_error[{n}]")));
+    c.extend(
+        [
+            "position_residual",
+            "velocity_residual",
+            "velocity_residual_v",
+            "newton_iterations",
+            "newton_residual",
+        ]
+        .map(String::from),
+    );
+    c
+}
+
+/// Integrates `job` from `state`: writes the CSV as it goes, stops at the first failed
+/// step (keeping the CSV up to it), and returns the summary and the plot series.
+/// Only output errors are `Err`; a Newton failure is in [`Outcome::failure`].
+pub fn simulate<Mdl, S, const D: usize, const M: usize, const N: usize, const K: usize>(
+    model: Mdl,
+    scheme: S,
+    state: State<f64, D, M>,
+    job: &Job,
+) -> Result<Outcome, CliError>
+where
+    Mdl: Discretization<f64, S, D, M, N> + MomentumMaps<f64, D, K>,
+    S: SchemeInfo,
+{
+    let mut csv = Csv::create(&job.csv_path)?;
+    csv.header(&columns::<Mdl, D, M, K>())?;
+
+    let d0 = Diagnostics::of(&model, &state);
+    let j0 = model.momentum_maps(&state.q, &state.p);
+    let mut sim = Integrator::new(model, scheme, job.h, state);
+
+    let mut summary = Summary {
+        max_momentum_error: (K > 0).then_some(0.0),
+        ..Summary::default()
+    };
+    let mut series = Series::new(job.steps + 1);
+    let mut row = Vec::with_capacity(3 * D + 2 * M + 2 * K + 8);
+    let mut total_iterations: u64 = 0;
+    let mut busy = Duration::ZERO;
+    let mut progress = Progress::new(job.steps, job.scheme.label);
+    let mut failure = None;
+    let mut written = 0;
+
+    // Step 0 is the initial state; Newton's columns are zero there.
+    for n in 0..=job.steps {
+        let mut report = None;
+        if n > 0 {
+            let t = sim.state().t;
+            let clock = Instant::now();
+            let result = sim.step();
+            busy += clock.elapsed();
+            match result {
+                Ok(r) => report = Some(r),
+                Err(error) => {
+                    failure = Some(Failure {
+                        step: n,
+                        t,
+                        h: job.h,
+                        error,
+                    });
+                    break;
+                }
+            }
+        }
+        let s = sim.state();
+        let d = Diagnostics::of(sim.model(), s);
+        let j = sim.model().momentum_maps(&s.q, &s.p);
+        let energy_error = d.hamiltonian - d0.hamiltonian;
+        let momentum_error = (j - j0).abs().max();
+
+        summary.final_energy_error = energy_error.abs();
+        summary.max_energy_error = summary.max_energy_error.max(energy_error.abs());
+        if let Some(m) = summary.max_momentum_error.as_mut() {
+            *m = m.max(momentum_error);
+        }
+        summary.max_position_residual = summary.max_position_residual.max(d.position_residual);
+        summary.max_velocity_residual = summary.max_velocity_residual.max(d.velocity_residual);
+        if let Some(r) = report {
+            summary.steps = n;
+            summary.max_iterations = summary.max_iterations.max(r.iterations);
+            total_iterations += u64::from(r.iterations);
+        }
+        series.push(
+            s.t,
+            [
+                energy_error.abs(),
+                momentum_error,
+                d.position_residual,
+                d.velocity_residual,
+            ],
+        );
+
+        row.clear();
+        row.push(s.t);
+        for block in [&s.q, &s.v, &s.p] {
+            row.extend(block.iter());
+        }
+        row.extend(s.lambda.iter());
+        row.extend(s.gamma.iter());
+        row.extend([d.energy, d.hamiltonian, energy_error]);
+        row.extend(j.iter());
+        row.extend((j - j0).iter());
+        row.extend([
+            d.position_residual,
+            d.velocity_residual,
+            d.velocity_residual_v,
+        ]);
+        let (iterations, residual) =
+            report.map_or((0.0, 0.0), |r| (f64::from(r.iterations), r.residual));
+        row.extend([iterations, residual]);
+        if n % job.csv_every == 0 || n == job.steps {
+            csv.row(&row)?;
+            written = n;
+        }
+        progress.update(n, s.t);
+    }
+    progress.finish();
+    // A failed run keeps its last good step even between two `--csv-every` lines:
+    // `row` still holds it.
+    if failure.is_some() && written != summary.steps {
+        csv.row(&row)?;
+    }
+    csv.flush()?;
+
+    if summary.steps > 0 {
+        summary.mean_iterations = total_iterations as f64 / summary.steps as f64;
+        summary.steps_per_second = summary.steps as f64 / busy.as_secs_f64().max(1e-12);
+    }
+    let names = <Mdl as MomentumMaps<f64, D, K>>::NAMES;
+    Ok(Outcome {
+        scheme: job.scheme,
+        summary,
+        series,
+        failure,
+        csv_path: job.csv_path.clone(),
+        energy0: d0.hamiltonian,
+        momentum0: names.iter().copied().zip(j0.iter().copied()).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_print_without_rounding_noise() {
+        assert_eq!(fmt_time(0.1 + 0.2), "0.3");
+        assert_eq!(fmt_time(2.0), "2");
+        assert_eq!(fmt_time(0.002), "0.002");
+        assert_eq!(fmt_time(1e-7), "1e-7");
+        assert_eq!(fmt_time(0.0), "0");
+    }
+
+    #[test]
+    fn long_runs_are_plotted_as_their_envelope() {
+        let mut s = Series::new(3 * PLOT_POINTS);
+        for i in 0..3 * PLOT_POINTS {
+            let x = if i % 3 == 1 { 1.0 } else { 0.0 };
+            s.push(i as f64, [x, 0.0, x, 2.0 * x]);
+        }
+        assert_eq!(s.t.len(), PLOT_POINTS);
+        assert!(s.energy.iter().all(|&e| e == 1.0));
+        assert!(s.velocity.iter().all(|&e| e == 2.0));
+        assert_eq!(s.t[0], 2.0, "a bucket is plotted at its last time");
+    }
+}

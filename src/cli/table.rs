@@ -1,0 +1,147 @@
+//! The terminal table: one row per scheme, the invariants that show what structure
+//! preservation buys, and Newton's cost.
+use std::fmt::Write as _;
+
+use super::catalogue::ModelEntry;
+use super::run::{fmt_time, Outcome};
+
+/// The table's column headers after the scheme column.
+const HEADERS: [&str; 8] = [
+    "final|ΔE|",
+    "max|ΔE|",
+    "max|ΔJ|",
+    "max|g|",
+    "max|GM⁻¹p|",
+    "Newton mean",
+    "Newton max",
+    "steps/s",
+];
+
+/// The header lines, the table and its legend, for `outcomes` of `model` at step size
+/// `h` over `steps` steps.
+pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) -> String {
+    let info = (model.describe)();
+    let mut out = String::new();
+    // Writing into a String cannot fail.
+    let _ = writeln!(
+        out,
+        "{} ({}): {} coordinate{}, {} constraint{}; h = {}, T = {} ({} steps)",
+        model.name,
+        model.type_name,
+        info.coordinates,
+        plural(info.coordinates),
+        info.constraints,
+        plural(info.constraints),
+        fmt_time(h),
+        fmt_time(h * steps as f64),
+        steps
+    );
+    if let Some(first) = outcomes.first() {
+        let mut initial = format!("initial values: H⁰ = {:.6e}", first.energy0);
+        for (name, value) in &first.momentum0 {
+            let _ = write!(initial, ", {name}⁰ = {value:.6e}");
+        }
+        let _ = writeln!(out, "{initial}");
+    }
+    out.push('\n');
+
+    let width = outcomes
+        .iter()
+        .map(|o| o.scheme.label.chars().count())
+        .chain([6])
+        .max()
+        .unwrap_or(6);
+    let _ = write!(out, "{:<width$}", "scheme");
+    for header in HEADERS {
+        let w = header.chars().count().max(10);
+        let _ = write!(out, "  {header:>w$}");
+    }
+    out.push('\n');
+    for o in outcomes {
+        let s = &o.summary;
+        let _ = write!(out, "{:<width$}", o.scheme.label);
+        let momentum = s
+            .max_momentum_error
+            .map_or_else(|| "-".to_owned(), |m| format!("{m:.2e}"));
+        let cells = [
+            format!("{:.2e}", s.final_energy_error),
+            format!("{:.2e}", s.max_energy_error),
+            momentum,
+            format!("{:.2e}", s.max_position_residual),
+            format!("{:.2e}", s.max_velocity_residual),
+            format!("{:.2}", s.mean_iterations),
+            format!("{}", s.max_iterations),
+            format!("{:.0}", s.steps_per_second),
+        ];
+        for (header, cell) in HEADERS.iter().zip(cells) {
+            let w = header.chars().count().max(10);
+            let _ = write!(out, "  {cell:>w$}");
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+    let _ = writeln!(out, "ΔE = H(q, p) − H⁰: energy error");
+    let _ = match info.momentum_maps.as_slice() {
+        [] => writeln!(out, "ΔJ: the model declares no momentum map"),
+        [one] => writeln!(out, "ΔJ = J − J⁰: drift of the momentum map {one}"),
+        many => writeln!(
+            out,
+            "ΔJ = J − J⁰: largest drift of the momentum maps {}",
+            many.join(", ")
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "g(q), G M⁻¹ p: constraint residuals at the nodes, position and velocity level"
+    );
+    let _ = writeln!(
+        out,
+        "max: over the run, initial state included; steps/s: time in step() only"
+    );
+    for o in outcomes {
+        if let Some(f) = &o.failure {
+            let _ = writeln!(
+                out,
+                "{}: stopped at t = {} after {} of {} steps (Newton failed in step {}).",
+                o.scheme.label,
+                fmt_time(f.t),
+                o.summary.steps,
+                steps,
+                f.step
+            );
+        }
+    }
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Rows of cells as left-aligned columns two spaces apart (no trailing spaces).
+pub fn aligned(rows: &[Vec<String>]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (cell, width) in row.iter().zip(&widths) {
+            let _ = write!(line, "{cell:<width$}  ");
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}

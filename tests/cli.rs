@@ -1,0 +1,484 @@
+//! The `livens` command as a user runs it: a subprocess per test, on short horizons.
+//! The table's figures are checked against the same run done here with the library.
+#![cfg(feature = "cli")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use livens::prelude::*;
+use livens_models::{LagrangeTop, Pendulum3d};
+
+/// Runs `livens` with `args`; returns the exit code, stdout and stderr.
+fn livens(args: &[&str]) -> (i32, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = Command::new(env!("CARGO_BIN_EXE_livens"))
+        .args(args)
+        .output()
+        .expect("the livens binary runs");
+    (
+        status.code().expect("exited, not killed"),
+        String::from_utf8(stdout).expect("UTF-8 stdout"),
+        String::from_utf8(stderr).expect("UTF-8 stderr"),
+    )
+}
+
+/// A fresh, empty directory for one test's output.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The CSV as a header and rows of numbers.
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let mut lines = text.lines();
+    let header = lines.next().expect("a header line");
+    let header: Vec<String> = header.split(',').map(String::from).collect();
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| {
+            l.split(',')
+                .map(|x| x.parse().unwrap_or_else(|e| panic!("{x:?}: {e}")))
+                .collect()
+        })
+        .collect();
+    for row in &rows {
+        assert_eq!(row.len(), header.len(), "every row has every column");
+    }
+    (header, rows)
+}
+
+/// A minimal XML check: the document starts with `<svg` or `<?xml`, every tag is
+/// closed in order, and the root element is `svg`.
+fn assert_well_formed_svg(path: &Path) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let text = text.trim_start();
+    assert!(
+        text.starts_with("<svg") || text.starts_with("<?xml"),
+        "{path:?} does not start like SVG"
+    );
+    let mut open: Vec<String> = Vec::new();
+    let mut roots = 0;
+    let mut rest = text;
+    while let Some(start) = rest.find('<') {
+        let tag = &rest[start + 1..];
+        // The tag ends at the first '>' outside quotes.
+        let mut quote = None;
+        let end = tag
+            .char_indices()
+            .find(|&(_, c)| match quote {
+                Some(q) if c == q => {
+                    quote = None;
+                    false
+                }
+                Some(_) => false,
+                None if c == '"' || c == '\'' => {
+                    quote = Some(c);
+                    false
+                }
+                None => c == '>',
+            })
+            .map(|(i, _)| i)
+            .unwrap_or_else(|| panic!("{path:?}: unterminated tag"));
+        let body = &tag[..end];
+        rest = &tag[end + 1..];
+        if body.starts_with('?') || body.starts_with('!') {
+            continue;
+        }
+        let name = |s: &str| {
+            s.split(|c: char| c.is_whitespace() || c == '/')
+                .next()
+                .unwrap_or("")
+                .to_owned()
+        };
+        if let Some(closing) = body.strip_prefix('/') {
+            let expected = open
+                .pop()
+                .unwrap_or_else(|| panic!("{path:?}: stray </{closing}>"));
+            assert_eq!(name(closing), expected, "{path:?}: mismatched closing tag");
+        } else {
+            if open.is_empty() {
+                roots += 1;
+                assert_eq!(name(body), "svg", "{path:?}: root element");
+            }
+            if !body.ends_with('/') {
+                open.push(name(body));
+            }
+        }
+    }
+    assert!(open.is_empty(), "{path:?}: unclosed {open:?}");
+    assert_eq!(roots, 1, "{path:?}: one root element");
+}
+
+/// The columns of a table row: the figures after the scheme label.
+fn table_row(stdout: &str, label: &str) -> Vec<f64> {
+    let line = stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(label))
+        .unwrap_or_else(|| panic!("no table row {label} in:\n{stdout}"));
+    line.split_whitespace()
+        .skip(1)
+        .map(|x| x.parse().unwrap_or_else(|e| panic!("{x:?}: {e}")))
+        .collect()
+}
+
+/// What the table shows, computed here with the library: final and max |H − H⁰|,
+/// max |J − J⁰|, max |g|, max |G M⁻¹ p| (initial state included), mean and max
+/// Newton iterations; and the final signed H − H⁰ as the CSV has it.
+fn expected<Mdl, S, const D: usize, const M: usize, const N: usize, const K: usize>(
+    model: Mdl,
+    scheme: S,
+    state: State<f64, D, M>,
+    h: f64,
+    steps: usize,
+) -> ([f64; 7], f64)
+where
+    Mdl: Discretization<f64, S, D, M, N> + MomentumMaps<f64, D, K>,
+    S: SchemeInfo,
+{
+    let mut sim = Integrator::new(model, scheme, h, state);
+    let d0 = Diagnostics::of(sim.model(), &state);
+    let j0 = sim.model().momentum_maps(&state.q, &state.p);
+    let mut w = [
+        0.0,
+        0.0,
+        0.0,
+        d0.position_residual,
+        d0.velocity_residual,
+        0.0,
+        0.0,
+    ];
+    let mut last = 0.0;
+    for _ in 0..steps {
+        let report = sim.step().expect("a short run converges");
+        let s = sim.state();
+        let d = Diagnostics::of(sim.model(), s);
+        let j = sim.model().momentum_maps(&s.q, &s.p);
+        last = d.hamiltonian - d0.hamiltonian;
+        w[0] = last.abs();
+        w[1] = w[1].max(last.abs());
+        w[2] = w[2].max((j - j0).abs().max());
+        w[3] = w[3].max(d.position_residual);
+        w[4] = w[4].max(d.velocity_residual);
+        w[5] += f64::from(report.iterations) / steps as f64;
+        w[6] = w[6].max(f64::from(report.iterations));
+    }
+    (w, last)
+}
+
+/// The table's figures equal the library's to the printed precision (three
+/// significant digits, two decimals for the mean iterations).
+fn assert_row_matches(row: &[f64], expected: &[f64; 7], label: &str) {
+    assert_eq!(row.len(), 8, "{label}: eight figures");
+    for (i, (&shown, &exact)) in row.iter().zip(expected).enumerate() {
+        let tolerance = if i == 5 { 0.005 } else { 0.0051 * exact.abs() };
+        assert!(
+            (shown - exact).abs() <= tolerance,
+            "{label}, column {i}: table {shown} vs library {exact:e}"
+        );
+    }
+    assert!(row[7] > 0.0, "{label}: steps per second");
+}
+
+#[test]
+fn list_shows_every_model_with_its_schemes_and_parameters() {
+    let (code, out, err) = livens(&["list"]);
+    assert_eq!(code, 0, "{err}");
+    for needle in [
+        "pendulum",
+        "Pendulum3d",
+        "top",
+        "LagrangeTop",
+        "GglEm (EM)",
+        "GglViA (VI-A)",
+        "g = 9.81",
+        "m = 0.7069",
+    ] {
+        assert!(out.contains(needle), "{needle} missing from:\n{out}");
+    }
+}
+
+#[test]
+fn run_writes_the_csv_and_the_plot_and_its_table_matches_the_library() {
+    let dir = scratch("run");
+    let out_dir = dir.to_str().unwrap();
+    let (code, out, err) = livens(&[
+        "run", "pendulum", "--scheme", "EM", "--dt", "0.05", "--t-end", "1", "--out", out_dir,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("h = 0.05, T = 1 (20 steps)"), "{out}");
+
+    let model = Pendulum3d::new();
+    let (figures, last) = expected(model, GglEm, model.initial_state().unwrap(), 0.05, 20);
+    assert_row_matches(&table_row(&out, "EM"), &figures, "EM");
+
+    let (header, rows) = read_csv(&dir.join("pendulum-GglEm.csv"));
+    let mut columns = vec!["t".to_owned()];
+    for block in ["q", "v", "p"] {
+        columns.extend(["x", "y", "z"].map(|c| format!("{block}[q.{c}]")));
+    }
+    columns.extend(
+        [
+            "lambda[length]",
+            "gamma[length]",
+            "energy",
+            "hamiltonian",
+            "energy_error",
+            "momentum[j3]",
+            "momentum_error[j3]",
+            "position_residual",
+            "velocity_residual",
+            "velocity_residual_v",
+            "newton_iterations",
+            "newton_residual",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(header, columns);
+    assert_eq!(rows.len(), 21, "the initial state and 20 steps");
+    let col = |name: &str| header.iter().position(|c| c == name).unwrap();
+    let final_row = rows.last().unwrap();
+    assert!((final_row[col("t")] - 1.0).abs() < 1e-12);
+    // The CSV writes each number so that it reads back bit for bit.
+    assert_eq!(final_row[col("energy_error")], last);
+    assert_eq!(rows[0][col("newton_iterations")], 0.0);
+    assert!(rows[1..].iter().all(|r| r[col("newton_iterations")] >= 1.0));
+
+    assert_well_formed_svg(&dir.join("pendulum-GglEm.svg"));
+}
+
+#[test]
+fn compare_plots_one_line_per_scheme_and_its_table_matches_the_library() {
+    let dir = scratch("compare");
+    let (code, out, err) = livens(&[
+        "compare",
+        "top",
+        "--schemes",
+        "GglEm,GglViA",
+        "--t-end",
+        "0.02",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("h = 0.002, T = 0.02 (10 steps)"), "{out}");
+
+    let model = LagrangeTop::new();
+    let state = model.initial_state().unwrap();
+    let (em, _) = expected(model, GglEm, state, LagrangeTop::DEFAULT_STEP, 10);
+    let (via, _) = expected(model, GglViA, state, LagrangeTop::DEFAULT_STEP, 10);
+    assert_row_matches(&table_row(&out, "EM"), &em, "EM");
+    assert_row_matches(&table_row(&out, "VI-A"), &via, "VI-A");
+    // What the comparison is for: EM holds its constraints at the nodes, VI-A does not.
+    assert!(em[3] < 1e-12 && via[3] > 1e-6, "{em:?} {via:?}");
+
+    for scheme in ["GglEm", "GglViA"] {
+        let (header, rows) = read_csv(&dir.join(format!("top-{scheme}.csv")));
+        assert_eq!(header.len(), 1 + 3 * 12 + 2 * 9 + 3 + 2 + 5);
+        assert!(
+            header.contains(&"q[d3.z]".to_owned()) && header.contains(&"gamma[tip.x]".to_owned())
+        );
+        assert_eq!(rows.len(), 11);
+    }
+    let svg = dir.join("top-GglEm-GglViA.svg");
+    assert_well_formed_svg(&svg);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for label in [
+        "EM (GglEm)",
+        "VI-A (GglViA)",
+        "time t [s]",
+        "energy error",
+        "log scale",
+    ] {
+        assert!(text.contains(label), "{label} missing from the plot");
+    }
+    // One line per scheme in the legend and in each of the four panels.
+    for color in ["#0072B2", "#D55E00"] {
+        let lines = format!("<polyline fill=\"none\" opacity=\"1\" stroke=\"{color}\"");
+        assert_eq!(text.matches(&lines).count(), 5, "lines of colour {color}");
+    }
+}
+
+#[test]
+fn png_on_request() {
+    let dir = scratch("png");
+    let (code, out, err) = livens(&[
+        "compare",
+        "pendulum",
+        "--schemes",
+        "EM,VI-A",
+        "--t-end",
+        "0.5",
+        "--plot",
+        "png",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("pendulum-GglEm-GglViA.png"), "{out}");
+    let png = std::fs::read(dir.join("pendulum-GglEm-GglViA.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+}
+
+#[test]
+fn unknown_model_lists_the_valid_ones() {
+    let (code, _, err) = livens(&["run", "pendolum", "--scheme", "EM"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown model 'pendolum'"), "{err}");
+    assert!(err.contains("valid models: pendulum, top"), "{err}");
+}
+
+#[test]
+fn unknown_scheme_lists_the_valid_ones() {
+    let (code, _, err) = livens(&["compare", "top", "--schemes", "EM,GglXyz"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown scheme 'GglXyz'"), "{err}");
+    assert!(
+        err.contains("GglEm (EM)") && err.contains("GglViA (VI-A)"),
+        "{err}"
+    );
+}
+
+/// Every (model, scheme) pair that `livens list` does not pair is refused with the
+/// model's schemes. (Today every model declares every scheme: the catalogue's unit
+/// tests cover the message with a model that lacks one.)
+#[test]
+fn unsupported_scheme_lists_the_models_schemes() {
+    let (_, list, _) = livens(&["list"]);
+    let section = |title: &str| -> Vec<String> {
+        list.split("\n\n")
+            .skip_while(|s| !s.starts_with(title))
+            .nth(1)
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+            .map(String::from)
+            .collect()
+    };
+    let schemes: Vec<String> = section("Schemes")
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap().to_owned())
+        .collect();
+    assert!(schemes.len() >= 2, "{list}");
+    for line in section("Models") {
+        let model = line.split_whitespace().next().unwrap();
+        for scheme in &schemes {
+            if line.contains(&format!("{scheme} (")) {
+                continue;
+            }
+            let out = scratch("unsupported");
+            let out = out.to_str().unwrap();
+            let (code, _, err) = livens(&["run", model, "--scheme", scheme, "--out", out]);
+            assert_eq!(code, 2, "{model} × {scheme}: {err}");
+            assert!(err.contains("does not support scheme"), "{err}");
+            assert!(err.contains("it supports: "), "{err}");
+        }
+    }
+}
+
+#[test]
+fn unknown_parameter_lists_the_models_parameters() {
+    let (code, _, err) = livens(&["run", "pendulum", "-s", "EM", "--param", "mass=2"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no parameter 'mass'") && err.contains("m, l, g"),
+        "{err}"
+    );
+}
+
+#[test]
+fn invalid_values_are_usage_errors() {
+    let (code, _, err) = livens(&["run", "pendulum", "-s", "EM", "--dt", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--dt"), "{err}");
+    let (code, _, err) = livens(&["run", "pendulum", "-s", "EM", "--t-end", "0.01"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no step to take"), "{err}");
+}
+
+#[test]
+fn newton_failure_reports_time_and_residual_and_keeps_the_csv() {
+    let dir = scratch("newton");
+    // The pendulum with VI-A at h = 1 (twenty times the paper's step) fails after a
+    // few steps.
+    let (code, out, err) = livens(&[
+        "run",
+        "pendulum",
+        "-s",
+        "VI-A",
+        "--dt",
+        "1",
+        "--t-end",
+        "20",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 3, "{out}\n{err}");
+    assert!(
+        err.contains("Newton failed for pendulum with VI-A in step"),
+        "{err}"
+    );
+    assert!(err.contains("residual"), "{err}");
+    assert!(
+        err.contains("try a smaller step size, e.g. --dt 0.5"),
+        "{err}"
+    );
+    let t: f64 = err
+        .split("the CSV up to t = ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no time in: {err}"));
+    assert!(out.contains("stopped at t ="), "{out}");
+
+    let (header, rows) = read_csv(&dir.join("pendulum-GglViA.csv"));
+    assert_eq!(header[0], "t");
+    assert_eq!(rows.len(), t as usize + 1, "every step up to the failure");
+    assert_eq!(rows.last().unwrap()[0], t);
+    assert_well_formed_svg(&dir.join("pendulum-GglViA.svg"));
+}
+
+#[test]
+fn inconsistent_initial_data_is_a_numerical_error() {
+    let dir = scratch("init");
+    let (code, _, err) = livens(&[
+        "run",
+        "pendulum",
+        "-s",
+        "EM",
+        "--param",
+        "l=2",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("initial state of 'pendulum' is not consistent"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unwritable_output_directory_is_reported() {
+    let dir = scratch("unwritable");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let target = file.join("out");
+    let (code, _, err) = livens(&[
+        "run",
+        "pendulum",
+        "-s",
+        "EM",
+        "--t-end",
+        "0.1",
+        "--out",
+        target.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("cannot create the output directory"), "{err}");
+    assert!(err.contains("--out"), "{err}");
+}
