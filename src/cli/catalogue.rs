@@ -268,11 +268,15 @@ mod tests {
     fn unknown_names_list_the_valid_ones() {
         let e = find_model("pendulum4").unwrap_err();
         assert_eq!(e.exit_code(), super::super::error::USAGE);
-        assert!(e.to_string().contains("valid models: pendulum, top"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("valid models: pendulum, top, four-particles"),
+            "{e}"
+        );
         let e = find_scheme(&MODELS[0], "GglXyz").unwrap_err();
         assert!(
             e.to_string()
-                .contains("valid schemes: GglEm (EM), GglViA (VI-A)"),
+                .contains("valid schemes: GglViS (VI-S), GglViA (VI-A), GglViB (VI-B), GglEm (EM), GglEmG (EM-G)"),
             "{e}"
         );
     }
@@ -298,6 +302,6 @@ mod tests {
     #[test]
     fn every_scheme_is_listed_once() {
         let names: Vec<_> = all_schemes().map(|s| s.name).collect();
-        assert_eq!(names, ["GglEm", "GglViA"]);
+        assert_eq!(names, ["GglViS", "GglViA", "GglViB", "GglEm", "GglEmG"]);
     }
 }
