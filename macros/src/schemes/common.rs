@@ -17,6 +17,35 @@ pub struct Template {
     pub next: NextState,
 }
 
+impl Template {
+    /// The template of a scheme whose unknowns are `x = (q¹, p¹, v, λ, γ)` (VI-S and the
+    /// θ-methods): Newton starts from the known values of the same quantities and the
+    /// new state is the solution itself.
+    pub fn velocity_form(
+        unknowns: Vec<VarId>,
+        x: &[Vec<Id>],
+        known: &Known,
+        residual: &[Vec<Id>],
+    ) -> Self {
+        let guess = [&known.q, &known.p, &known.v, &known.lambda, &known.gamma]
+            .map(|b| b.clone())
+            .concat();
+        let next = NextState {
+            q: x[0].clone(),
+            p: x[1].clone(),
+            v: x[2].clone(),
+            lambda: x[3].clone(),
+            gamma: x[4].clone(),
+        };
+        Template {
+            unknowns,
+            residual: residual.concat(),
+            guess,
+            next,
+        }
+    }
+}
+
 pub struct NextState {
     pub q: Vec<Id>,
     pub v: Vec<Id>,

@@ -19,7 +19,7 @@
 //! `h ∂L/∂q(q^θ, v¹)` is the spec's reconstruction R4 of "D₁L_d(q^{n+θ}, v^{n+1})".
 use super::common::{
     at, coef, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, unknowns, zip_with, Coef,
-    Known, NextState, Quantities, Template,
+    Known, Quantities, Template,
 };
 use crate::ir::Model;
 use crate::sym::Id;
@@ -122,26 +122,5 @@ pub fn template(model: &mut Model, theta: Coef, option: Constraints) -> Template
     // (76e)
     let r5 = mat_vec(model, &jac_t, v1);
 
-    let residual = [r1, r2, r3, r4, r5].concat();
-    let guess = [
-        k.q.clone(),
-        k.p.clone(),
-        k.v.clone(),
-        k.lambda.clone(),
-        k.gamma.clone(),
-    ]
-    .concat();
-    let next = NextState {
-        q: q1.clone(),
-        v: v1.clone(),
-        p: p1.clone(),
-        lambda: lambda.clone(),
-        gamma: gamma.clone(),
-    };
-    Template {
-        unknowns: vars,
-        residual,
-        guess,
-        next,
-    }
+    Template::velocity_form(vars, &x, &k, &[r1, r2, r3, r4, r5])
 }

@@ -15,8 +15,8 @@
 //! n → n+1; the new state's `v` holds it. The secondary constraint holds at `q̄`, not at
 //! `q¹` (exactly at the nodes only for linear constraints and the pendulum).
 use super::common::{
-    at, hessian_contraction, mat_t_vec, mat_vec, scale, unknowns, zip_with, Known, NextState,
-    Quantities, Template,
+    at, hessian_contraction, mat_t_vec, mat_vec, scale, unknowns, zip_with, Known, Quantities,
+    Template,
 };
 use crate::ir::Model;
 use crate::sym::Id;
@@ -77,26 +77,5 @@ pub fn template(model: &mut Model) -> Template {
     let r4 = at(model, &qs.g, q1, None);
     let r5 = mat_vec(model, &jac_bar, &minv_p1);
 
-    let residual = [r1, r2, r3, r4, r5].concat();
-    let guess = [
-        k.q.clone(),
-        k.p.clone(),
-        k.v.clone(),
-        k.lambda.clone(),
-        k.gamma.clone(),
-    ]
-    .concat();
-    let next = NextState {
-        q: q1.clone(),
-        v: v0.clone(),
-        p: p1.clone(),
-        lambda: lambda.clone(),
-        gamma: gamma.clone(),
-    };
-    Template {
-        unknowns: vars,
-        residual,
-        guess,
-        next,
-    }
+    Template::velocity_form(vars, &x, &k, &[r1, r2, r3, r4, r5])
 }
