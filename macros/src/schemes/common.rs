@@ -89,6 +89,42 @@ impl Known {
     }
 }
 
+/// What every GGL template starts from: the sizes, the known state, the model's
+/// quantities, the constant `M⁻¹`, and the unknowns in blocks.
+pub struct Setup {
+    pub d: usize,
+    pub m: usize,
+    pub k: Known,
+    pub qs: Quantities,
+    pub minv: Vec<Vec<Id>>,
+    pub vars: Vec<VarId>,
+    pub x: Vec<Vec<Id>>,
+}
+
+impl Setup {
+    /// `blocks(d, m)` gives the sizes of the blocks of unknowns.
+    pub fn new(model: &mut Model, blocks: impl Fn(usize, usize) -> Vec<usize>) -> Self {
+        let (d, m) = (model.dim(), model.n_constraints());
+        let k = Known::new(model);
+        let qs = Quantities::new(model);
+        // `check` rejects a GGL scheme unless the mass matrix is constant and nonsingular.
+        let minv = qs
+            .minv
+            .clone()
+            .expect("checked: GGL schemes need a constant mass matrix");
+        let (vars, x) = unknowns(model, &blocks(d, m));
+        Setup {
+            d,
+            m,
+            k,
+            qs,
+            minv,
+            vars,
+            x,
+        }
+    }
+}
+
 /// Allocates the unknowns in blocks of the given sizes.
 pub fn unknowns(model: &mut Model, blocks: &[usize]) -> (Vec<VarId>, Vec<Vec<Id>>) {
     let mut all = Vec::new();

@@ -16,22 +16,23 @@
 //! the branch for `|Δq|² < 1e-12` (spec 000 §2.6 warns that this formula does not
 //! conserve momentum maps; invariant-based gradients come with issue #3).
 use super::common::{
-    at, hessian_contraction, mat_t_vec, mat_vec, midpoint, scale, unknowns, zip_with, Known,
-    NextState, Quantities, Template,
+    at, hessian_contraction, mat_t_vec, mat_vec, midpoint, scale, zip_with, NextState, Setup,
+    Template,
 };
 use super::discrete_gradient::discrete_gradient_v;
 use crate::ir::Model;
 use crate::sym::Id;
 
 pub fn template(model: &mut Model) -> Template {
-    let (d, m) = (model.dim(), model.n_constraints());
-    let k = Known::new(model);
-    let qs = Quantities::new(model);
-    let minv = qs
-        .minv
-        .clone()
-        .expect("checked: GglEm needs a constant mass matrix");
-    let (vars, x) = unknowns(model, &[d, d, m, m]);
+    let Setup {
+        d,
+        k,
+        qs,
+        minv,
+        vars,
+        x,
+        ..
+    } = Setup::new(model, |d, m| vec![d, d, m, m]);
     let (q1, p1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3]);
     let h = k.h;
 

@@ -12,22 +12,22 @@
 //! are conserved and `g` holds at the nodes; the secondary constraint `G M⁻¹ p = 0` is not
 //! enforced. The new state has `v = M⁻¹ p¹` and `γ = 0`.
 use super::common::{
-    at, mat_t_vec, mat_vec, midpoint, scale, unknowns, zip_with, Known, NextState, Quantities,
-    Template,
+    at, mat_t_vec, mat_vec, midpoint, scale, zip_with, NextState, Setup, Template,
 };
 use super::discrete_gradient::discrete_gradient_v;
 use crate::ir::Model;
 use crate::sym::Id;
 
 pub fn template(model: &mut Model) -> Template {
-    let (d, m) = (model.dim(), model.n_constraints());
-    let k = Known::new(model);
-    let qs = Quantities::new(model);
-    let minv = qs
-        .minv
-        .clone()
-        .expect("checked: EM-G needs a constant mass matrix");
-    let (vars, x) = unknowns(model, &[d, d, m]);
+    let Setup {
+        d,
+        m,
+        k,
+        qs,
+        minv,
+        vars,
+        x,
+    } = Setup::new(model, |d, m| vec![d, d, m]);
     let (q1, p1, lambda) = (&x[0], &x[1], &x[2]);
     let h = k.h;
 

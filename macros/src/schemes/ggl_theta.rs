@@ -18,8 +18,7 @@
 //!
 //! `h ∂L/∂q(q^θ, v¹)` is the spec's reconstruction R4 of "D₁L_d(q^{n+θ}, v^{n+1})".
 use super::common::{
-    at, coef, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, unknowns, zip_with, Coef,
-    Known, Quantities, Template,
+    at, coef, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, zip_with, Coef, Setup, Template,
 };
 use crate::ir::Model;
 use crate::sym::Id;
@@ -34,14 +33,15 @@ pub enum Constraints {
 }
 
 pub fn template(model: &mut Model, theta: Coef, option: Constraints) -> Template {
-    let (d, m) = (model.dim(), model.n_constraints());
-    let k = Known::new(model);
-    let qs = Quantities::new(model);
-    let minv = qs
-        .minv
-        .clone()
-        .expect("checked: the θ-methods need a constant mass matrix");
-    let (vars, x) = unknowns(model, &[d, d, d, m, m]);
+    let Setup {
+        d,
+        k,
+        qs,
+        minv,
+        vars,
+        x,
+        ..
+    } = Setup::new(model, |d, m| vec![d, d, d, m, m]);
     let (q1, p1, v1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3], &x[4]);
     let h = k.h;
     let theta = coef(model, theta);

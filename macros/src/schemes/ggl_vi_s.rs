@@ -15,21 +15,21 @@
 //! n → n+1; the new state's `v` holds it. The secondary constraint holds at `q̄`, not at
 //! `q¹` (exactly at the nodes only for linear constraints and the pendulum).
 use super::common::{
-    at, hessian_contraction, mat_t_vec, mat_vec, scale, unknowns, zip_with, Known, Quantities,
-    Template,
+    at, hessian_contraction, mat_t_vec, mat_vec, scale, zip_with, Setup, Template,
 };
 use crate::ir::Model;
 use crate::sym::Id;
 
 pub fn template(model: &mut Model) -> Template {
-    let (d, m) = (model.dim(), model.n_constraints());
-    let k = Known::new(model);
-    let qs = Quantities::new(model);
-    let minv = qs
-        .minv
-        .clone()
-        .expect("checked: VI-S needs a constant mass matrix");
-    let (vars, x) = unknowns(model, &[d, d, d, m, m]);
+    let Setup {
+        d,
+        k,
+        qs,
+        minv,
+        vars,
+        x,
+        ..
+    } = Setup::new(model, |d, m| vec![d, d, d, m, m]);
     let (q1, p1, v0, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3], &x[4]);
     let h = k.h;
 
