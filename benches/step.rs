@@ -80,28 +80,28 @@ fn bench_scheme<Mdl, S, const D: usize, const M: usize, const N: usize>(
     );
 }
 
+/// One benchmark per scheme of the GGL paper for `model` in group `group`.
+macro_rules! every_scheme {
+    ($c:expr, $group:literal, $model:expr, $h:expr, $initial:expr) => {
+        every_scheme!(@each $c, $group, $model, $h, $initial; GglViS, GglViA, GglViB, GglEm, GglEmG)
+    };
+    (@each $c:expr, $group:literal, $model:expr, $h:expr, $initial:expr; $($scheme:ident),*) => {
+        $(bench_scheme($c, $group, stringify!($scheme), $model, $scheme, $h, $initial);)*
+    };
+}
+
 fn pendulum(c: &mut Criterion) {
     let model = Pendulum3d::new();
     let initial = model
         .initial_state()
         .expect("paper's pendulum data are consistent");
-    let h = Pendulum3d::DEFAULT_STEP;
-    bench_scheme(c, "pendulum", "GglViS", model, GglViS, h, initial);
-    bench_scheme(c, "pendulum", "GglViA", model, GglViA, h, initial);
-    bench_scheme(c, "pendulum", "GglViB", model, GglViB, h, initial);
-    bench_scheme(c, "pendulum", "GglEm", model, GglEm, h, initial);
-    bench_scheme(c, "pendulum", "GglEmG", model, GglEmG, h, initial);
+    every_scheme!(c, "pendulum", model, Pendulum3d::DEFAULT_STEP, initial);
 }
 
 fn top(c: &mut Criterion) {
     let model = LagrangeTop::new();
     let initial = model.initial_state().expect("paper's top data project");
-    let h = LagrangeTop::DEFAULT_STEP;
-    bench_scheme(c, "top", "GglViS", model, GglViS, h, initial);
-    bench_scheme(c, "top", "GglViA", model, GglViA, h, initial);
-    bench_scheme(c, "top", "GglViB", model, GglViB, h, initial);
-    bench_scheme(c, "top", "GglEm", model, GglEm, h, initial);
-    bench_scheme(c, "top", "GglEmG", model, GglEmG, h, initial);
+    every_scheme!(c, "top", model, LagrangeTop::DEFAULT_STEP, initial);
 }
 
 fn four_particles(c: &mut Criterion) {
@@ -109,12 +109,13 @@ fn four_particles(c: &mut Criterion) {
     let initial = model
         .initial_state()
         .expect("paper's four-particle data are consistent");
-    let h = FourParticles::DEFAULT_STEP;
-    bench_scheme(c, "four_particles", "GglViS", model, GglViS, h, initial);
-    bench_scheme(c, "four_particles", "GglViA", model, GglViA, h, initial);
-    bench_scheme(c, "four_particles", "GglViB", model, GglViB, h, initial);
-    bench_scheme(c, "four_particles", "GglEm", model, GglEm, h, initial);
-    bench_scheme(c, "four_particles", "GglEmG", model, GglEmG, h, initial);
+    every_scheme!(
+        c,
+        "four_particles",
+        model,
+        FourParticles::DEFAULT_STEP,
+        initial
+    );
 }
 
 /// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`.

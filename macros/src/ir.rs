@@ -108,7 +108,6 @@ pub struct Model {
     /// Display name of every scalar coordinate (`r.x`, `theta`).
     pub coord_names: Vec<String>,
     pub lagrangian: Id,
-    pub lagrangian_span: Span,
     /// `V(q) = −L(q, 0)`.
     pub potential: Id,
     /// The potential as written, in the coordinates and the invariant variables.
@@ -135,7 +134,6 @@ impl Model {
             p: Vec::new(),
             coord_names: Vec::new(),
             lagrangian: Id::default(),
-            lagrangian_span: Span::call_site(),
             potential: Id::default(),
             potential_raw: Id::default(),
             invariants: Vec::new(),

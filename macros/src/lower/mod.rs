@@ -65,7 +65,7 @@ pub fn lower(mut ast: ModelAst) -> Result<Model, syn::Error> {
     let schemes = schemes(&mut errors, &ast.schemes);
 
     errors.finish()?;
-    let Some((lagrangian, span)) = lagrangian else {
+    let Some(lagrangian) = lagrangian else {
         return Err(syn::Error::new(name_span, "no Lagrangian"));
     };
     // The potential as written keeps the invariants as variables (for the discrete
@@ -84,7 +84,6 @@ pub fn lower(mut ast: ModelAst) -> Result<Model, syn::Error> {
     for (c, &e) in model.constraints.iter_mut().zip(&expanded[2..]) {
         c.expr = e;
     }
-    model.lagrangian_span = span;
     model.invariants = invariants;
     model.momenta = momenta;
     model.schemes = schemes;
@@ -302,17 +301,15 @@ fn scalar(lw: &mut Lowerer, errors: &mut Errors, e: &Expr, what: &str) -> Option
     }
 }
 
-/// The Lagrangian: `lagrangian`, or `kinetic − potential`, with its keyword's span.
+/// The Lagrangian: `lagrangian`, or `kinetic − potential`.
 fn lagrangian(
     lw: &mut Lowerer,
     errors: &mut Errors,
     ast: &ModelAst,
     name_span: Span,
-) -> Option<(Id, Span)> {
+) -> Option<Id> {
     match (&ast.lagrangian, &ast.kinetic, &ast.potential) {
-        (Some((span, e)), None, None) => {
-            scalar(lw, errors, e, "the Lagrangian").map(|l| (l, *span))
-        }
+        (Some((_, e)), None, None) => scalar(lw, errors, e, "the Lagrangian"),
         (Some((span, _)), _, _) => {
             errors.push(
                 *span,
@@ -320,13 +317,13 @@ fn lagrangian(
             );
             None
         }
-        (None, Some((span, t)), v) => {
+        (None, Some((_, t)), v) => {
             let t = scalar(lw, errors, t, "the kinetic energy");
             let v = match v {
                 Some((_, v)) => scalar(lw, errors, v, "the potential energy"),
                 None => Some(lw.g.zero()),
             };
-            t.zip(v).map(|(t, v)| (lw.g.sub(t, v), *span))
+            t.zip(v).map(|(t, v)| lw.g.sub(t, v))
         }
         (None, None, Some((span, _))) => {
             errors.push(
