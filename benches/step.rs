@@ -25,16 +25,16 @@ use livens_models::{FourParticles, LagrangeTop, Pendulum3d};
 const RESET: u32 = 1000;
 
 /// Benchmarks one step of `model` with `scheme` as `<group>/<S::LABEL-ish name>`.
-fn bench_scheme<Mdl, S, const D: usize, const M: usize, const N: usize>(
+fn bench_scheme<Mdl, S, const D: usize, const M: usize>(
     c: &mut Criterion,
     group: &str,
     scheme_name: &str,
     model: Mdl,
     scheme: S,
     h: f64,
-    initial: State<f64, D, M>,
+    initial: GglState<f64, D, M>,
 ) where
-    Mdl: Discretization<f64, S, D, M, N> + Clone,
+    Mdl: Step<f64, S, State = GglState<f64, D, M>> + Model<f64, D, M> + Clone,
     S: SchemeInfo + Clone,
 {
     let id = format!("{group}/{scheme_name}");

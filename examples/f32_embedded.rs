@@ -11,6 +11,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = NewtonOptions {
         tolerance: 1e-5,
         max_iterations: 10,
+        ..NewtonOptions::default()
     };
     let mut sim =
         Integrator::new(model, GglEm, 0.05f32, state64.map(|x| x as f32)).with_options(options);

@@ -8,12 +8,9 @@ use livens_models::FourParticles;
 const T_END: f64 = 100.0;
 
 /// Whether the run at step `h` stays stable to `T_END`, and if not, when and why.
-fn stable<S: SchemeInfo + Copy, const N: usize>(
-    scheme: S,
-    h: f64,
-) -> Result<(), (f64, &'static str)>
+fn stable<S: SchemeInfo + Copy>(scheme: S, h: f64) -> Result<(), (f64, &'static str)>
 where
-    FourParticles: Discretization<f64, S, 12, 2, N>,
+    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let state = model
@@ -31,9 +28,9 @@ where
     Ok(())
 }
 
-fn scan<S: SchemeInfo + Copy, const N: usize>(scheme: S)
+fn scan<S: SchemeInfo + Copy>(scheme: S)
 where
-    FourParticles: Discretization<f64, S, 12, 2, N>,
+    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
 {
     let grid = (1..=140).map(|k| 0.005 * f64::from(k));
     let mut largest = None;

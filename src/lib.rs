@@ -3,7 +3,7 @@
 //!
 //! Declare a model with [`model!`]; the macro differentiates it symbolically at build
 //! time and emits the residual and exact Jacobian of each scheme's discrete equations.
-//! Then: initialise consistently ([`State::consistent`]), step ([`Integrator::step`]),
+//! Then: initialise consistently ([`GglState::consistent`]), step ([`Integrator::step`]),
 //! read diagnostics ([`Diagnostics`], [`MomentumMaps`]).
 //!
 //! ```
@@ -25,7 +25,7 @@
 //! let model = Pendulum::new();
 //! let q = SVector::from([1.0, 0.0, 0.0]);
 //! let v = SVector::from([0.0, 1.0, 0.0]);
-//! let state = State::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 }).unwrap();
+//! let state = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 }).unwrap();
 //! let mut sim = Integrator::new(model, GglEm, 0.05, state);
 //! let e0 = Diagnostics::of(sim.model(), sim.state()).hamiltonian;
 //! for _ in 0..100 {
@@ -47,7 +47,7 @@ pub use livens_runtime::*;
 pub mod prelude {
     pub use livens_runtime::schemes::*;
     pub use livens_runtime::{
-        Consistency, Diagnostics, Discretization, Guess, Integrator, Model, MomentumMaps,
-        NewtonOptions, Parameters, SMatrix, SVector, SchemeInfo, State,
+        Consistency, Diagnostics, DiscreteSystem, GglState, Guess, Integrator, Model, MomentumMaps,
+        NewtonOptions, NodeValues, Parameters, SMatrix, SVector, SchemeInfo, Step,
     };
 }

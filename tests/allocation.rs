@@ -79,14 +79,14 @@ const STEPS: usize = 100;
 
 /// Steps `STEPS` times and evaluates diagnostics and momentum maps after every step,
 /// asserting that none of it allocates. The integrator is built outside the region.
-fn assert_no_allocation<Mdl, S, const D: usize, const M: usize, const N: usize, const K: usize>(
+fn assert_no_allocation<Mdl, S, const D: usize, const M: usize, const K: usize>(
     label: &str,
     model: Mdl,
     scheme: S,
     h: f64,
-    initial: State<f64, D, M>,
+    initial: GglState<f64, D, M>,
 ) where
-    Mdl: Discretization<f64, S, D, M, N> + MomentumMaps<f64, D, K>,
+    Mdl: Step<f64, S, State = GglState<f64, D, M>> + Model<f64, D, M> + MomentumMaps<f64, D, K>,
     S: SchemeInfo,
 {
     let mut sim = Integrator::new(model, scheme, h, initial);

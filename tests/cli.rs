@@ -129,15 +129,15 @@ fn table_row(stdout: &str, label: &str) -> Vec<f64> {
 /// What the table shows, computed here with the library: final and max |H − H⁰|,
 /// max |J − J⁰|, max |g|, max |G M⁻¹ p| (initial state included), mean and max
 /// Newton iterations; and the final signed H − H⁰ as the CSV has it.
-fn expected<Mdl, S, const D: usize, const M: usize, const N: usize, const K: usize>(
+fn expected<Mdl, S, const D: usize, const M: usize, const K: usize>(
     model: Mdl,
     scheme: S,
-    state: State<f64, D, M>,
+    state: GglState<f64, D, M>,
     h: f64,
     steps: usize,
 ) -> ([f64; 7], f64)
 where
-    Mdl: Discretization<f64, S, D, M, N> + MomentumMaps<f64, D, K>,
+    Mdl: Step<f64, S, State = GglState<f64, D, M>> + Model<f64, D, M> + MomentumMaps<f64, D, K>,
     S: SchemeInfo,
 {
     let mut sim = Integrator::new(model, scheme, h, state);

@@ -26,7 +26,8 @@
 use std::fmt::Debug;
 
 use livens::schemes::*;
-use livens::{Discretization, Model, SMatrix, SVector, SchemeInfo, State};
+use livens::step::{block_of, Block};
+use livens::{DiscreteSystem, GglState, Model, SMatrix, SVector, SchemeInfo};
 use livens_models::{FourParticles, LagrangeTop, Pendulum3d};
 use num_dual::{Dual64, HyperDual64};
 
@@ -95,8 +96,8 @@ impl Rng {
         self.uniform(0.01, 0.1)
     }
 
-    fn state<const D: usize, const M: usize>(&mut self) -> State<f64, D, M> {
-        State {
+    fn state<const D: usize, const M: usize>(&mut self) -> GglState<f64, D, M> {
+        GglState {
             t: 0.0,
             q: self.vector(),
             v: self.vector(),
@@ -402,46 +403,28 @@ fn model_functions<F: Fixture<D, M>, const D: usize, const M: usize>(seed: u64) 
 // Scheme Jacobians
 // ---------------------------------------------------------------------------------------
 
-/// Name of unknown (or residual row) `j` of a scheme with `N` unknowns, by layout:
-/// `(q¹, p¹, λ¹, γ¹)` for EM (`N = 2D + 2M`), `(q¹, p¹, λ¹)` for EM-G (`N = 2D + M`),
-/// and `(q¹, p¹, v, λ, γ)` for VI-S and the θ-methods (`N = 3D + 2M`); rows are named by
-/// the block of equations (a)–(e) they belong to.
-fn label<F: Model<f64, D, M>, const D: usize, const M: usize, const N: usize>(
+/// Name of unknown (or residual row) `j` of a scheme, read from the layout the macro
+/// emits (`DiscreteSystem::UNKNOWNS`): `q1[r.x]`, or `R(q1)[r.x]` for the residual row
+/// paired with that unknown. Entries are named by coordinate in a block of `D` and by
+/// constraint in a block of `M`.
+fn label<F: Model<f64, D, M>, const D: usize, const M: usize>(
+    layout: &[Block],
     j: usize,
     row: bool,
 ) -> String {
-    let (c, g) = (&F::COORDINATES[..], &F::CONSTRAINTS[..]);
-    let blocks: &[(&str, &str, &[&str])] = if N == 2 * D + 2 * M && M > 0 {
-        &[
-            ("q¹", "(a)", c),
-            ("p¹", "(b)", c),
-            ("λ", "(d)", g),
-            ("γ", "(e)", g),
-        ]
-    } else if N == 2 * D + M {
-        &[("q¹", "(a)", c), ("p¹", "(b)", c), ("λ", "(c)", g)]
-    } else {
-        assert_eq!(N, 3 * D + 2 * M, "unknown scheme layout");
-        &[
-            ("q¹", "(a)", c),
-            ("p¹", "(b)", c),
-            ("v", "(c)", c),
-            ("λ", "(d)", g),
-            ("γ", "(e)", g),
-        ]
+    let Some((block, k)) = block_of(layout, j) else {
+        panic!("index {j} outside the layout {layout:?}")
     };
-    let mut k = j;
-    for (unknown, equation, names) in blocks {
-        if k < names.len() {
-            return if row {
-                format!("R{equation}[{}]", names[k])
-            } else {
-                format!("{unknown}[{}]", names[k])
-            };
-        }
-        k -= names.len();
+    let entry = if block.len == D {
+        F::COORDINATES[k]
+    } else {
+        F::CONSTRAINTS[k]
+    };
+    if row {
+        format!("R({})[{entry}]", block.name)
+    } else {
+        format!("{}[{entry}]", block.name)
     }
-    unreachable!("index {j} out of range {N}")
 }
 
 /// `residual_and_jacobian` of scheme `S` on model `F` at `POINTS` random points: its
@@ -449,8 +432,8 @@ fn label<F: Model<f64, D, M>, const D: usize, const M: usize, const N: usize>(
 /// `residual` and against central differences of `residual`.
 fn scheme_jacobian<F, S, const D: usize, const M: usize, const N: usize>(sch: S, seed: u64)
 where
-    F: Fixture<D, M> + Discretization<f64, S, D, M, N>,
-    F::Dual: Discretization<Dual64, S, D, M, N>,
+    F: Fixture<D, M> + DiscreteSystem<f64, S, D, M, N>,
+    F::Dual: DiscreteSystem<Dual64, S, D, M, N>,
     S: SchemeInfo,
 {
     let mut rng = Rng::new(seed);
@@ -484,14 +467,20 @@ where
             SVector::<f64, N>::from_element(f64::NAN),
             SMatrix::<f64, N, N>::from_element(f64::NAN),
         );
-        Discretization::<f64, S, D, M, N>::residual_and_jacobian(
-            &model, &sch, h, &known, &x, &mut r, &mut jac,
+        DiscreteSystem::<f64, S, D, M, N>::residual_and_jacobian(
+            &model,
+            &sch,
+            h,
+            &known,
+            &x,
+            &mut r,
+            &mut jac.data.0,
         );
         let mut r_only = SVector::<f64, N>::from_element(f64::NAN);
-        Discretization::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &x, &mut r_only);
+        DiscreteSystem::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &x, &mut r_only);
         let r_scale = max_abs(&r_only);
         for k in 0..N {
-            let what = || format!("{}: {}", where_(), label::<F, D, M, N>(k, true));
+            let what = || format!("{}: {}", where_(), label::<F, D, M>(F::UNKNOWNS, k, true));
             t_same.check(r[k], r_only[k], r_scale, what);
         }
         if r.iter()
@@ -503,7 +492,7 @@ where
 
         for j in 0..N {
             let mut rd = SVector::<Dual64, N>::from_element(Dual64::from_re(f64::NAN));
-            Discretization::<Dual64, S, D, M, N>::residual(
+            DiscreteSystem::<Dual64, S, D, M, N>::residual(
                 &dm,
                 &sch,
                 dh,
@@ -514,8 +503,8 @@ where
             let col = eps(&rd);
             let (plus, minus, step) = fd_pair(&x, j);
             let (mut rp, mut rm) = (SVector::<f64, N>::zeros(), SVector::<f64, N>::zeros());
-            Discretization::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &plus, &mut rp);
-            Discretization::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &minus, &mut rm);
+            DiscreteSystem::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &plus, &mut rp);
+            DiscreteSystem::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &minus, &mut rm);
             let fd = (rp - rm) / step;
             let scale = max_abs(&col);
             for k in 0..N {
@@ -523,8 +512,8 @@ where
                     format!(
                         "{}: ∂{}/∂{}",
                         where_(),
-                        label::<F, D, M, N>(k, true),
-                        label::<F, D, M, N>(j, false)
+                        label::<F, D, M>(F::UNKNOWNS, k, true),
+                        label::<F, D, M>(F::UNKNOWNS, j, false)
                     )
                 };
                 t_dual.check(jac[(k, j)], col[k], scale, what);
@@ -622,8 +611,8 @@ fn f32_agrees<F, S, const D: usize, const M: usize, const N: usize>(
     rng: &mut Rng,
     tally: &mut Tally,
 ) where
-    F: Fixture<D, M> + Discretization<f64, S, D, M, N>,
-    F::Single: Discretization<f32, S, D, M, N>,
+    F: Fixture<D, M> + DiscreteSystem<f64, S, D, M, N>,
+    F::Single: DiscreteSystem<f32, S, D, M, N>,
     S: SchemeInfo,
 {
     let (name, scheme) = (F::NAME, S::LABEL);
@@ -645,16 +634,28 @@ fn f32_agrees<F, S, const D: usize, const M: usize, const N: usize>(
         });
 
         let (mut r32, mut j32) = (SVector::<f32, N>::zeros(), SMatrix::<f32, N, N>::zeros());
-        Discretization::<f32, S, D, M, N>::residual_and_jacobian(
-            &single, &sch, h32, &known32, &x32, &mut r32, &mut j32,
+        DiscreteSystem::<f32, S, D, M, N>::residual_and_jacobian(
+            &single,
+            &sch,
+            h32,
+            &known32,
+            &x32,
+            &mut r32,
+            &mut j32.data.0,
         );
         let (mut r, mut jac) = (SVector::<f64, N>::zeros(), SMatrix::<f64, N, N>::zeros());
-        Discretization::<f64, S, D, M, N>::residual_and_jacobian(
-            &model, &sch, h, &known, &x, &mut r, &mut jac,
+        DiscreteSystem::<f64, S, D, M, N>::residual_and_jacobian(
+            &model,
+            &sch,
+            h,
+            &known,
+            &x,
+            &mut r,
+            &mut jac.data.0,
         );
         let r_scale = max_abs(&r);
         for k in 0..N {
-            let what = || format!("{}: {}", where_(), label::<F, D, M, N>(k, true));
+            let what = || format!("{}: {}", where_(), label::<F, D, M>(F::UNKNOWNS, k, true));
             tally.check(f64::from(r32[k]), r[k], r_scale, what);
         }
         for j in 0..N {
@@ -664,8 +665,8 @@ fn f32_agrees<F, S, const D: usize, const M: usize, const N: usize>(
                     format!(
                         "{}: ∂{}/∂{}",
                         where_(),
-                        label::<F, D, M, N>(k, true),
-                        label::<F, D, M, N>(j, false)
+                        label::<F, D, M>(F::UNKNOWNS, k, true),
+                        label::<F, D, M>(F::UNKNOWNS, j, false)
                     )
                 };
                 tally.check(f64::from(j32[(k, j)]), jac[(k, j)], scale, what);

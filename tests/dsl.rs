@@ -61,7 +61,7 @@ fn lagrangian_form_and_scalar_coordinates() {
 #[test]
 fn em_conserves_energy_for_a_non_polynomial_potential() {
     let model = AnglePendulum::new();
-    let state = State::consistent(
+    let state = GglState::consistent(
         &model,
         SVector::from([2.0]),
         SVector::from([0.0]),

@@ -29,16 +29,19 @@ const H: f64 = FourParticles::DEFAULT_STEP;
 const E0: f64 = 2.0 / 1.7;
 
 /// Max over the run of |H − H⁰| and of the momentum maps' drift, for any model.
-fn conservation<Mdl, S: SchemeInfo + Copy, const K: usize, const N: usize>(
+fn conservation<Mdl, S: SchemeInfo + Copy, const K: usize>(
     model: Mdl,
     scheme: S,
     steps: usize,
 ) -> (f64, f64)
 where
-    Mdl: Discretization<f64, S, 12, 2, N> + MomentumMaps<f64, 12, K> + Copy,
+    Mdl: Step<f64, S, State = GglState<f64, 12, 2>>
+        + Model<f64, 12, 2>
+        + MomentumMaps<f64, 12, K>
+        + Copy,
 {
     let (q, v) = FourParticles::initial_positions_velocities();
-    let state = State::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-14 })
+    let state = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-14 })
         .expect("consistent");
     let mut sim = Integrator::new(model, scheme, H, state);
     let h0 = Diagnostics::of(&model, &state).hamiltonian;
@@ -117,9 +120,9 @@ struct Run {
 /// `E = p·v − L(q, v)` with each scheme's own `v`; for VI-S, whose `v` of the interval
 /// `[tⁿ, tⁿ⁺¹]` is solved in the next step, `Eⁿ` pairs `qⁿ, pⁿ` with that `vⁿ`.
 /// Blow-up: relative `H` error above 100 % or a failed Newton solve (spec 000 §3.3).
-fn run<S: SchemeInfo + Copy, const N: usize>(scheme: S, h: f64, t_end: f64) -> Run
+fn run<S: SchemeInfo + Copy>(scheme: S, h: f64, t_end: f64) -> Run
 where
-    FourParticles: Discretization<f64, S, 12, 2, N>,
+    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let state = model.initial_state().expect("consistent");
@@ -275,12 +278,12 @@ fn vi_a_energy_history(h: f64, t_end: f64) -> Vec<(f64, f64)> {
 }
 
 /// `(q₄, p₄, λ)` at t = 0.1 (paper eq. (128)).
-fn at_point_one<S: SchemeInfo + Copy, const N: usize>(
+fn at_point_one<S: SchemeInfo + Copy>(
     scheme: S,
     h: f64,
 ) -> (SVector<f64, 3>, SVector<f64, 3>, SVector<f64, 2>)
 where
-    FourParticles: Discretization<f64, S, 12, 2, N>,
+    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let mut sim = Integrator::new(model, scheme, h, model.initial_state().expect("consistent"));
@@ -315,12 +318,12 @@ fn slope(h: &[f64], e: &[f64]) -> f64 {
 const STEPS: [f64; 3] = [1e-2, 1e-3, 1e-4];
 
 /// Relative errors in q₄, p₄ and λ over `STEPS`, and their slopes.
-fn errors<S: SchemeInfo + Copy, const N: usize>(
+fn errors<S: SchemeInfo + Copy>(
     scheme: S,
     reference: &(SVector<f64, 3>, SVector<f64, 3>, SVector<f64, 2>),
 ) -> [(Vec<f64>, f64); 3]
 where
-    FourParticles: Discretization<f64, S, 12, 2, N>,
+    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
 {
     let (mut eq, mut ep, mut el) = (Vec::new(), Vec::new(), Vec::new());
     for h in STEPS {
@@ -374,9 +377,9 @@ fn convergence_orders() {
 }
 
 /// Mean Newton iterations over the paper's run (h = 0.01, T = 10) from the given guess.
-fn mean_iterations<S: SchemeInfo + Copy, const N: usize>(scheme: S, guess: Guess) -> f64
+fn mean_iterations<S: SchemeInfo + Copy>(scheme: S, guess: Guess) -> f64
 where
-    FourParticles: Discretization<f64, S, 12, 2, N>,
+    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let mut sim = Integrator::new(model, scheme, H, model.initial_state().expect("consistent"))

@@ -24,9 +24,9 @@ struct Summary {
     late_energy_dev: f64,
 }
 
-fn simulate<S: SchemeInfo + Copy, const N: usize>(scheme: S, steps: usize) -> Summary
+fn simulate<S: SchemeInfo + Copy>(scheme: S, steps: usize) -> Summary
 where
-    Pendulum3d: Discretization<f64, S, 3, 1, N>,
+    Pendulum3d: Step<f64, S, State = GglState<f64, 3, 1>>,
 {
     let model = Pendulum3d::default();
     let state = model.initial_state().expect("consistent initial data");

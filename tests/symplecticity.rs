@@ -11,16 +11,16 @@ const EPS: f64 = 1e-6;
 const STEPS: usize = 10;
 
 /// `(q, p)` after `STEPS` steps from `(q, p)` with the rest of `base`.
-fn flow<S: SchemeInfo + Copy, const N: usize>(
+fn flow<S: SchemeInfo + Copy>(
     scheme: S,
-    base: &State<f64, 12, 2>,
+    base: &GglState<f64, 12, 2>,
     q: SVector<f64, 12>,
     p: SVector<f64, 12>,
 ) -> (SVector<f64, 12>, SVector<f64, 12>)
 where
-    FourParticles: Discretization<f64, S, 12, 2, N>,
+    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
 {
-    let state = State { q, p, ..*base };
+    let state = GglState { q, p, ..*base };
     let mut sim = Integrator::new(FourParticles::new(), scheme, 0.01, state);
     for _ in 0..STEPS {
         sim.step().expect("Newton converges");
@@ -30,7 +30,7 @@ where
 
 /// A state well inside the motion: the paper's data after 0.5 s of EM. (Outside the
 /// generic functions, whose where-clause would shadow the `GglEm` impl in inference.)
-fn base_state() -> State<f64, 12, 2> {
+fn base_state() -> GglState<f64, 12, 2> {
     let model = FourParticles::new();
     let mut sim = Integrator::new(
         model,
@@ -45,9 +45,9 @@ fn base_state() -> State<f64, 12, 2> {
 }
 
 /// Relative change of ω between two variations over `STEPS` steps.
-fn omega_change<S: SchemeInfo + Copy, const N: usize>(scheme: S) -> f64
+fn omega_change<S: SchemeInfo + Copy>(scheme: S) -> f64
 where
-    FourParticles: Discretization<f64, S, 12, 2, N>,
+    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let base = base_state();

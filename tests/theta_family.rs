@@ -11,7 +11,7 @@ fn same_residuals<S1, S2, const N: usize>(a: S1, b: S2)
 where
     S1: SchemeInfo,
     S2: SchemeInfo,
-    LagrangeTop: Discretization<f64, S1, 12, 9, N> + Discretization<f64, S2, 12, 9, N>,
+    LagrangeTop: DiscreteSystem<f64, S1, 12, 9, N> + DiscreteSystem<f64, S2, 12, 9, N>,
 {
     let model = LagrangeTop::new();
     let mut seed = 0x0123_4567_89ab_cdefu64;
@@ -22,7 +22,7 @@ where
         (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
     };
     for _ in 0..50 {
-        let known = State {
+        let known = GglState {
             t: 0.0,
             q: SVector::from_fn(|_, _| rnd()),
             v: SVector::from_fn(|_, _| rnd()),
@@ -33,8 +33,8 @@ where
         let x = SVector::<f64, N>::from_fn(|_, _| rnd());
         let h = 0.05 * (1.0 + rnd());
         let (mut ra, mut rb) = (SVector::<f64, N>::zeros(), SVector::<f64, N>::zeros());
-        Discretization::<f64, S1, 12, 9, N>::residual(&model, &a, h, &known, &x, &mut ra);
-        Discretization::<f64, S2, 12, 9, N>::residual(&model, &b, h, &known, &x, &mut rb);
+        DiscreteSystem::<f64, S1, 12, 9, N>::residual(&model, &a, h, &known, &x, &mut ra);
+        DiscreteSystem::<f64, S2, 12, 9, N>::residual(&model, &b, h, &known, &x, &mut rb);
         let scale = ra.amax().max(1.0);
         assert!(
             (ra - rb).amax() <= 1e-14 * scale,
@@ -70,9 +70,9 @@ fn invalid_coefficients_are_refused() {
 /// Error in p at t = 0.1 on the four-particle system against EM at h = 1e-5, and the
 /// slope over h ∈ {1e-2, 1e-3, 1e-4}. (In q the first-order schemes read second order
 /// here, because ∇V(q⁰) = 0; spec 000 §3.3.)
-fn p_order<S: SchemeInfo + Copy, const N: usize>(scheme: S, reference: &SVector<f64, 12>) -> f64
+fn p_order<S: SchemeInfo + Copy>(scheme: S, reference: &SVector<f64, 12>) -> f64
 where
-    FourParticles: Discretization<f64, S, 12, 2, N>,
+    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let steps = [1e-2, 1e-3, 1e-4];
@@ -119,9 +119,9 @@ fn option_b_away_from_the_symmetric_choice_is_first_order() {
 
 /// Growth per step of the multipliers, `max(|λ|, |γ|)`, at h = 1e-3 on the
 /// four-particle system, before the growth turns nonlinear (past step 20).
-fn multiplier_growth<S: SchemeInfo + Copy, const N: usize>(scheme: S) -> f64
+fn multiplier_growth<S: SchemeInfo + Copy>(scheme: S) -> f64
 where
-    FourParticles: Discretization<f64, S, 12, 2, N>,
+    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let mut sim = Integrator::new(

@@ -28,9 +28,9 @@ struct Run {
     mean_iterations: f64,
 }
 
-fn run<S: SchemeInfo + Copy, const N: usize>(scheme: S, h: f64, t_end: f64) -> Run
+fn run<S: SchemeInfo + Copy>(scheme: S, h: f64, t_end: f64) -> Run
 where
-    LagrangeTop: Discretization<f64, S, 12, 9, N>,
+    LagrangeTop: Step<f64, S, State = GglState<f64, 12, 9>>,
 {
     let model = LagrangeTop::default();
     let state = model.initial_state().expect("consistent initial data");
@@ -149,9 +149,9 @@ fn vi_b_table() {
 
 /// `e_q = |φ₃(t) − l cos α₀| / (l cos α₀)` at t = 0.001 (paper eq. (113)) and the centre
 /// of mass momentum `p₁(t)` (first three components of p, eq. (114)).
-fn at_t_end<S: SchemeInfo + Copy, const N: usize>(scheme: S, h: f64) -> (f64, [f64; 3])
+fn at_t_end<S: SchemeInfo + Copy>(scheme: S, h: f64) -> (f64, [f64; 3])
 where
-    LagrangeTop: Discretization<f64, S, 12, 9, N>,
+    LagrangeTop: Step<f64, S, State = GglState<f64, 12, 9>>,
 {
     let model = LagrangeTop::default();
     let exact = model.steady_height();
@@ -186,9 +186,9 @@ fn reference_momentum() -> [f64; 3] {
 
 const STEPS: [f64; 3] = [1e-4, 5e-5, 1e-5];
 
-fn orders<S: SchemeInfo + Copy, const N: usize>(scheme: S) -> (Vec<f64>, f64, Vec<f64>, f64)
+fn orders<S: SchemeInfo + Copy>(scheme: S) -> (Vec<f64>, f64, Vec<f64>, f64)
 where
-    LagrangeTop: Discretization<f64, S, 12, 9, N>,
+    LagrangeTop: Step<f64, S, State = GglState<f64, 12, 9>>,
 {
     let p_ref = reference_momentum();
     let norm = |p: [f64; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();

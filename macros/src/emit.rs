@@ -354,7 +354,8 @@ fn momentum_map(model: &mut Model, sym: Symmetry) -> Id {
     model.graph.sum(terms)
 }
 
-/// The `Discretization` impl of one scheme: residual and exact Jacobian.
+/// The `DiscreteSystem` impl of one scheme (residual, exact Jacobian, guesses, next
+/// state) and its `Step` impl, which hands the sizes to the GGL family's driver.
 fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStream {
     let p = private();
     let (d, m, n) = (model.dim(), model.n_constraints(), t.unknowns.len());
@@ -375,11 +376,13 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
     let (r_vals, j_vals) = vals.split_at(n);
     let j_writes = nonzero.iter().zip(j_vals).map(|((i, j, _), v)| {
         let (i, j) = (lit(*i), lit(*j));
-        quote!(jac.data.0[#j][#i] = #v;)
+        quote!(jac[#j][#i] = #v;)
     });
     let (r_stmts, r_only) = block(model, &t.residual);
     let (g_stmts, g_vals) = block(model, &t.guess);
     let guess = svector(n, &g_vals);
+    let (ge_stmts, ge_vals) = block(model, &t.guess_extrapolated);
+    let guess_extrapolated = svector(n, &ge_vals);
     let nx = &t.next;
     let next_ids = [
         nx.q.clone(),
@@ -396,6 +399,12 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
     let (la, ga) = rest.split_at(m);
     let (qa, va, pa) = (svector(d, qa), svector(d, va), svector(d, pa));
     let (la, ga) = (svector(m, la), svector(m, ga));
+    let mut offset = 0;
+    let layout = t.blocks.iter().map(|&(name, len)| {
+        let (o, l) = (lit(offset), lit(len));
+        offset += len;
+        quote!(#p::Block { name: #name, offset: #o, len: #l })
+    });
     let prologue = quote! {
         let kq = &known.q.data.0[0];
         let kv = &known.v.data.0[0];
@@ -404,44 +413,76 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
         let kg = &known.gamma.data.0[0];
     };
     let name = &model.name;
+    let state = quote!(#p::GglState<T, #dl, #ml>);
     quote! {
         #[allow(unused_variables, clippy::all)]
-        impl<T: #p::Real> #p::Discretization<T, #marker, #dl, #ml, #nl> for #name<T> {
+        impl<T: #p::Real> #p::families::ggl::DiscreteSystem<T, #marker, #dl, #ml, #nl> for #name<T> {
+            const UNKNOWNS: &'static [#p::Block] = &[#(#layout),*];
+
             fn residual_and_jacobian(
                 &self,
                 scheme: &#marker,
                 h: T,
-                known: &#p::State<T, #dl, #ml>,
+                known: &#state,
                 x: &#p::SVector<T, #nl>,
                 r: &mut #p::SVector<T, #nl>,
-                jac: &mut #p::SMatrix<T, #nl, #nl>,
+                jac: &mut [[T; #nl]; #nl],
             ) {
                 #prologue
                 let x = &x.data.0[0];
                 #stmts
                 r.data.0[0] = [#(#r_vals),*];
-                jac.fill(#p::c::<T>(0.0));
+                #p::zero_matrix(jac);
                 #(#j_writes)*
             }
 
-            fn residual(&self, scheme: &#marker, h: T, known: &#p::State<T, #dl, #ml>, x: &#p::SVector<T, #nl>, r: &mut #p::SVector<T, #nl>) {
+            fn residual(&self, scheme: &#marker, h: T, known: &#state, x: &#p::SVector<T, #nl>, r: &mut #p::SVector<T, #nl>) {
                 #prologue
                 let x = &x.data.0[0];
                 #r_stmts
                 r.data.0[0] = [#(#r_only),*];
             }
 
-            fn initial_guess(&self, scheme: &#marker, h: T, known: &#p::State<T, #dl, #ml>) -> #p::SVector<T, #nl> {
+            fn initial_guess(&self, scheme: &#marker, h: T, known: &#state, guess: #p::Guess) -> #p::SVector<T, #nl> {
                 #prologue
-                #g_stmts
-                #guess
+                match guess {
+                    #p::Guess::Previous => {
+                        #g_stmts
+                        #guess
+                    }
+                    #p::Guess::Extrapolated => {
+                        #ge_stmts
+                        #guess_extrapolated
+                    }
+                }
             }
 
-            fn accept(&self, scheme: &#marker, h: T, known: &#p::State<T, #dl, #ml>, x: &#p::SVector<T, #nl>) -> #p::State<T, #dl, #ml> {
+            fn accept(&self, scheme: &#marker, h: T, known: &#state, x: &#p::SVector<T, #nl>) -> #state {
                 #prologue
                 let x = &x.data.0[0];
                 #a_stmts
-                #p::State { t: known.t + h, q: #qa, v: #va, p: #pa, lambda: #la, gamma: #ga }
+                #p::GglState { t: known.t + h, q: #qa, v: #va, p: #pa, lambda: #la, gamma: #ga }
+            }
+        }
+
+        impl<T: #p::Real> #p::Step<T, #marker> for #name<T> {
+            type State = #state;
+            type Workspace<K: #p::Storage> = #p::Workspace<T, #nl, K>;
+
+            fn workspace<K: #p::Storage>(&self, scheme: &#marker) -> Self::Workspace<K> {
+                #p::Workspace::new()
+            }
+
+            #[inline]
+            fn step<K: #p::Storage>(
+                &self,
+                scheme: &#marker,
+                h: T,
+                state: &Self::State,
+                workspace: &mut Self::Workspace<K>,
+                options: &#p::StepOptions<T>,
+            ) -> ::core::result::Result<(Self::State, #p::StepReport<T>), #p::SolveError<T>> {
+                #p::families::ggl::step(self, scheme, h, state, workspace, options)
             }
         }
     }

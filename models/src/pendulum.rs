@@ -1,4 +1,4 @@
-use livens::{Consistency, InitError, SVector, State};
+use livens::{Consistency, GglState, InitError, SVector};
 use livens_macros::model;
 
 model! {
@@ -43,8 +43,8 @@ impl Pendulum3d<f64> {
     /// The paper's consistent initial state, with `p⁰ = M v⁰` and the initial `λ⁰`.
     /// The data lie exactly on both constraint levels; they are checked, not
     /// projected, so that an edit that breaks them fails loudly.
-    pub fn initial_state(&self) -> Result<State<f64, 3, 1>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<GglState<f64, 3, 1>, InitError<f64>> {
         let (q, v) = Self::initial_positions_velocities();
-        State::consistent(self, q, v, Consistency::Reject { tolerance: 1e-14 })
+        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-14 })
     }
 }

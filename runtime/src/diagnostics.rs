@@ -3,10 +3,10 @@
 use nalgebra::SVector;
 
 use crate::model::{Model, Real};
-use crate::newton::max_abs;
-use crate::state::State;
+use crate::solve::max_abs;
+use crate::state::NodeValues;
 
-/// Energy and constraint residuals of one [`State`].
+/// Energy and constraint residuals of one state, of any layout ([`NodeValues`]).
 ///
 /// Which residual is meaningful depends on the scheme (spec 000 §6):
 /// - **EM** ([`GglEm`](crate::schemes::GglEm)) enforces `g(q) = 0` and
@@ -21,7 +21,8 @@ use crate::state::State;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Diagnostics<T> {
     /// `E(q, v, p) = p · v − L(q, v)` with the state's own `p` and `v` (spec 000
-    /// eq. (4)); equals the energy function when `p = ∂L/∂v(q, v)`.
+    /// eq. (4)); equals the energy function when `p = ∂L/∂v(q, v)`. A state that
+    /// carries no `v` uses `v = M⁻¹ p`, so this equals `hamiltonian`.
     pub energy: T,
     /// `E(q, M⁻¹ p, p)`: the Hamiltonian `H(q, p)` for a Lagrangian quadratic in `v`.
     pub hamiltonian: T,
@@ -29,7 +30,8 @@ pub struct Diagnostics<T> {
     pub position_residual: T,
     /// `max|G(q) M⁻¹ p|`: the GGL secondary constraint in momentum form.
     pub velocity_residual: T,
-    /// `max|G(q) v|`: the secondary constraint with the state's own `v`.
+    /// `max|G(q) v|`: the secondary constraint with the state's own `v` (with
+    /// `M⁻¹ p` for a state that carries none).
     pub velocity_residual_v: T,
 }
 
@@ -38,18 +40,19 @@ impl<T: Real> Diagnostics<T> {
     /// in the state propagates into the values.
     pub fn of<Mdl: Model<T, D, M>, const D: usize, const M: usize>(
         model: &Mdl,
-        state: &State<T, D, M>,
+        state: &impl NodeValues<T, D>,
     ) -> Self {
-        let q = &state.q;
-        let energy_of = |v: &SVector<T, D>| state.p.dot(v) - model.lagrangian(q, v);
-        let v_of_p = model.velocity(q, &state.p);
+        let (q, p) = (state.positions(), state.momenta());
+        let energy_of = |v: &SVector<T, D>| p.dot(v) - model.lagrangian(q, v);
+        let v_of_p = model.velocity(q, p);
+        let v = state.velocities().unwrap_or(&v_of_p);
         let g_jac = model.constraint_jacobian(q);
         Self {
-            energy: energy_of(&state.v),
+            energy: energy_of(v),
             hamiltonian: energy_of(&v_of_p),
             position_residual: max_abs(&model.constraints(q)),
             velocity_residual: max_abs(&(g_jac * v_of_p)),
-            velocity_residual_v: max_abs(&(g_jac * state.v)),
+            velocity_residual_v: max_abs(&(g_jac * v)),
         }
     }
 }

@@ -27,11 +27,21 @@ pub enum SolveError<T> {
         /// Column of the (row-permuted) Jacobian where elimination broke down.
         column: usize,
     },
-    /// A matrix handed to [`Lu::factor`](crate::lu::Lu::factor) had a zero or
+    /// A matrix handed to [`Lu::factor`](crate::solve::lu::Lu::factor) had a zero or
     /// non-finite pivot.
     SingularMatrix {
         /// Column where elimination broke down.
         column: usize,
+    },
+    /// The residual grew by more than
+    /// [`NewtonOptions::divergence`](crate::NewtonOptions::divergence) in one iteration.
+    Diverged {
+        /// Iteration in which the growth was seen.
+        iteration: u32,
+        /// `max|R|` in that iteration.
+        residual: T,
+        /// `max|R|` in the iteration before.
+        previous: T,
     },
     /// The residual or the Newton update contained NaN or an infinity.
     NonFinite {
@@ -60,6 +70,15 @@ impl<T: fmt::Debug> fmt::Display for SolveError<T> {
                 f,
                 "singular matrix: zero or non-finite pivot in column {column}"
             ),
+            Self::Diverged {
+                iteration,
+                residual,
+                previous,
+            } => write!(
+                f,
+                "Newton diverged in iteration {iteration}: the residual grew from \
+                 {previous:?} to {residual:?}; try a smaller step size"
+            ),
             Self::NonFinite { iteration } => write!(
                 f,
                 "non-finite residual or update in Newton iteration {iteration}; the step \
@@ -72,7 +91,7 @@ impl<T: fmt::Debug> fmt::Display for SolveError<T> {
 #[cfg(feature = "std")]
 impl<T: fmt::Debug> std::error::Error for SolveError<T> {}
 
-/// Why [`State::consistent`](crate::State::consistent) refused the initial data.
+/// Why [`GglState::consistent`](crate::GglState::consistent) refused the initial data.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum InitError<T> {
     /// [`Consistency::Reject`](crate::Consistency::Reject): the data violates a
@@ -148,6 +167,13 @@ mod tests {
         assert!(s.contains("iteration 3") && s.contains("column 7"), "{s}");
         let e: SolveError<f32> = SolveError::SingularMatrix { column: 2 };
         assert!(e.to_string().contains("column 2"));
+        let e = SolveError::Diverged {
+            iteration: 4,
+            residual: 3.0_f64,
+            previous: 0.5,
+        };
+        let s = e.to_string();
+        assert!(s.contains("iteration 4") && s.contains("0.5 to 3.0"), "{s}");
         let e: SolveError<f32> = SolveError::NonFinite { iteration: 5 };
         assert!(e.to_string().contains("iteration 5"));
 

@@ -1,106 +1,129 @@
-//! The step loop: one Newton solve of a scheme's step equations per time step.
+//! The step loop: a model, a scheme, the scheme's state and its workspace.
 use crate::error::SolveError;
-use crate::model::{Discretization, Real, SchemeInfo};
-use crate::newton::{self, NewtonOptions, StepReport};
-use crate::state::State;
-
-/// Newton's starting point for the unknowns of a step (spec 000 §3, Table 2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Guess {
-    /// The known values at `tⁿ` ("simple guess"; the paper's default).
-    #[default]
-    Previous,
-    /// The known values, with the new positions extrapolated as `qⁿ + h vⁿ` ("advanced
-    /// guess"; it saves about one Newton iteration per step).
-    Extrapolated,
-}
+use crate::model::Real;
+use crate::solve::{Inline, NewtonOptions, StepReport, Storage};
+use crate::step::{Guess, Step, StepOptions};
 
 /// Advances a model with scheme `S` at a fixed step size.
 ///
-/// `D`, `M` and `N` are inferred from the model's unique
-/// [`Discretization`] impl for the scheme:
+/// The state layout and the workspace are the scheme's ([`Step::State`],
+/// [`Step::Workspace`]); every size is read from the model's generated impl, so
 ///
 /// ```text
 /// let mut integrator = Integrator::new(pendulum, GglEm, 0.05, state);
 /// integrator.step()?;
 /// ```
 ///
-/// Stepping allocates nothing: the unknowns, residual, Jacobian and its LU live on the
-/// stack.
-#[derive(Clone, Debug)]
-pub struct Integrator<T: Real, Mdl, S, const D: usize, const M: usize, const N: usize> {
+/// needs no annotations. Stepping allocates nothing. The workspace's large matrices
+/// live in storage `K`: inside the integrator ([`Inline`], from [`Integrator::new`]) or
+/// on the heap ([`Boxed`](crate::solve::Boxed), from [`Integrator::new_boxed`], for
+/// steps with hundreds of unknowns).
+pub struct Integrator<T: Real, Mdl: Step<T, S>, S, K: Storage = Inline> {
     model: Mdl,
-    h: T,
-    state: State<T, D, M>,
-    options: NewtonOptions<T>,
     scheme: S,
-    guess: Guess,
+    h: T,
+    state: Mdl::State,
+    options: StepOptions<T>,
+    workspace: Mdl::Workspace<K>,
 }
 
-impl<T, Mdl, S, const D: usize, const M: usize, const N: usize> Integrator<T, Mdl, S, D, M, N>
-where
-    T: Real,
-    Mdl: Discretization<T, S, D, M, N>,
-    S: SchemeInfo,
+impl<T: Real, Mdl: Step<T, S> + Clone, S: Clone, K: Storage> Clone for Integrator<T, Mdl, S, K> {
+    fn clone(&self) -> Self {
+        Self {
+            model: self.model.clone(),
+            scheme: self.scheme.clone(),
+            h: self.h,
+            state: self.state,
+            options: self.options,
+            workspace: self.workspace.clone(),
+        }
+    }
+}
+
+impl<T: Real, Mdl: Step<T, S> + core::fmt::Debug, S: core::fmt::Debug, K: Storage> core::fmt::Debug
+    for Integrator<T, Mdl, S, K>
 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Integrator")
+            .field("model", &self.model)
+            .field("scheme", &self.scheme)
+            .field("h", &self.h)
+            .field("state", &self.state)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Real, Mdl: Step<T, S>, S> Integrator<T, Mdl, S, Inline> {
     /// An integrator at `state` with step size `h` and the default Newton options
-    /// (tolerance `1e-9`, 40 iterations).
+    /// (tolerance `1e-9`, 40 iterations), its workspace inside it.
     ///
-    /// `state` should be consistent (see [`State::consistent`]). The step size is not
-    /// validated: a non-finite `h` shows up as a failed step, while a negative `h`
-    /// integrates backwards in time (the schemes are defined for either sign).
-    pub fn new(model: Mdl, scheme: S, h: T, state: State<T, D, M>) -> Self {
+    /// `state` should be consistent (see [`GglState::consistent`](crate::GglState::consistent)).
+    /// The step size is not validated: a non-finite `h` shows up as a failed step, while
+    /// a negative `h` integrates backwards in time (the schemes are defined for either
+    /// sign).
+    pub fn new(model: Mdl, scheme: S, h: T, state: Mdl::State) -> Self {
+        Self::new_in(model, scheme, h, state)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T: Real, Mdl: Step<T, S>, S> Integrator<T, Mdl, S, crate::solve::Boxed> {
+    /// As [`Integrator::new`], with the workspace's matrices on the heap: for steps
+    /// with hundreds of unknowns, whose `8 N²`-byte Jacobian would not fit on a thread
+    /// stack. Allocates once, here; stepping allocates nothing.
+    pub fn new_boxed(model: Mdl, scheme: S, h: T, state: Mdl::State) -> Self {
+        Self::new_in(model, scheme, h, state)
+    }
+}
+
+impl<T: Real, Mdl: Step<T, S>, S, K: Storage> Integrator<T, Mdl, S, K> {
+    /// An integrator whose workspace keeps its matrices in storage `K`.
+    pub fn new_in(model: Mdl, scheme: S, h: T, state: Mdl::State) -> Self {
+        let workspace = model.workspace::<K>(&scheme);
         Self {
             model,
+            scheme,
             h,
             state,
-            options: NewtonOptions::default(),
-            scheme,
-            guess: Guess::Previous,
+            options: StepOptions::default(),
+            workspace,
         }
     }
 
     /// Replaces the choice of Newton's starting point.
     #[must_use]
     pub fn with_guess(mut self, guess: Guess) -> Self {
-        self.guess = guess;
+        self.options.guess = guess;
         self
     }
 
     /// Replaces the Newton options.
     #[must_use]
     pub fn with_options(mut self, options: NewtonOptions<T>) -> Self {
-        self.options = options;
+        self.options.newton = options;
         self
     }
 
     /// Advances the state by one step of size `h`.
     ///
-    /// Newton starts from [`Discretization::initial_guess`] and solves on a scratch
-    /// copy of the unknowns. On success the state becomes
-    /// [`Discretization::accept`] of the solution. On error the state is untouched —
-    /// bit for bit what it was before the call — so the caller can retry with a
-    /// smaller step size or other options.
+    /// On success the state becomes the scheme's new state. On error the state is
+    /// untouched — bit for bit what it was before the call — so the caller can retry
+    /// with a smaller step size or other options.
     pub fn step(&mut self) -> Result<StepReport<T>, SolveError<T>> {
-        let h = self.h;
-        let model = &self.model;
-        let (known, scheme) = (&self.state, &self.scheme);
-        let mut x = model.initial_guess(scheme, h, known);
-        if self.guess == Guess::Extrapolated {
-            // The first D unknowns are the new positions (a contract of Discretization).
-            for (xi, &vi) in x.iter_mut().zip(known.v.iter()) {
-                *xi += h * vi;
-            }
-        }
-        let report = newton::solve(&mut x, &self.options, |x, r, jac| {
-            model.residual_and_jacobian(scheme, h, known, x, r, jac)
-        })?;
-        self.state = model.accept(scheme, h, known, &x);
+        let (next, report) = self.model.step(
+            &self.scheme,
+            self.h,
+            &self.state,
+            &mut self.workspace,
+            &self.options,
+        )?;
+        self.state = next;
         Ok(report)
     }
 
     /// Takes up to `steps` steps, stopping at the first failure; the state is then the
-    /// one after the last successful step (its `t` tells how far the run got).
+    /// one after the last successful step (its time tells how far the run got).
     /// Returns the total number of Newton iterations on success.
     pub fn run(&mut self, steps: usize) -> Result<u64, SolveError<T>> {
         let mut iterations: u64 = 0;
@@ -111,12 +134,12 @@ where
     }
 
     /// The current state.
-    pub fn state(&self) -> &State<T, D, M> {
+    pub fn state(&self) -> &Mdl::State {
         &self.state
     }
 
     /// Replaces the state, e.g. to restart from a new consistent initial state.
-    pub fn set_state(&mut self, state: State<T, D, M>) {
+    pub fn set_state(&mut self, state: Mdl::State) {
         self.state = state;
     }
 
@@ -142,16 +165,16 @@ where
 
     /// The Newton options.
     pub fn options(&self) -> &NewtonOptions<T> {
-        &self.options
+        &self.options.newton
     }
 
-    /// The scheme marker.
+    /// The scheme value.
     pub fn scheme(&self) -> &S {
         &self.scheme
     }
 
     /// Dismantles the integrator into its model and state.
-    pub fn into_parts(self) -> (Mdl, State<T, D, M>) {
+    pub fn into_parts(self) -> (Mdl, Mdl::State) {
         (self.model, self.state)
     }
 }

@@ -1,6 +1,13 @@
-//! Runtime of livens: the traits that `model!`-generated code implements, a fixed-size
-//! Newton solver with partial-pivoting LU, consistent initialisation, the step loop and
-//! diagnostics. `#![no_std]`, no allocation, no panics on the step path.
+//! Runtime of livens: the traits that `model!`-generated code implements, the step
+//! abstraction every scheme family implements, a Newton solver whose workspace the
+//! integrator owns, consistent initialisation and diagnostics. `#![no_std]`, no
+//! allocation on the step path, no panics.
+//!
+//! Layout: [`step`] (the [`Step`] trait, options, named blocks) → [`families`] (how a
+//! step of each family is solved) → [`solve`] (Newton, its policy, in-place LU, the
+//! workspace) ; [`state`](GglState) (one type per layout, read through
+//! [`NodeValues`]); [`Integrator`] ties a model, a scheme, its state and its
+//! workspace together.
 //!
 //! Sizes are const generics: `D` coordinates, `M` holonomic constraints, `N` unknowns of
 //! a scheme's step equations, `K` momentum maps. The generated impls fix them; every
@@ -10,28 +17,29 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
 mod diagnostics;
 mod error;
-mod init;
+pub mod families;
 mod integrator;
-pub mod lu;
 mod model;
-pub mod newton;
 pub mod schemes;
+pub mod solve;
 mod state;
+pub mod step;
 
 pub use diagnostics::Diagnostics;
 pub use error::{InitError, SolveError};
-pub use init::Consistency;
-pub use integrator::{Guess, Integrator};
-pub use model::{
-    Discretization, Model, MomentumMaps, Parameters, Real, SchemeInfo, UnknownParameter,
-};
-pub use newton::{NewtonOptions, StepReport};
-pub use state::State;
+pub use families::ggl::DiscreteSystem;
+pub use integrator::Integrator;
+pub use model::{Model, MomentumMaps, Parameters, Real, SchemeInfo, UnknownParameter};
+pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
+pub use state::{Consistency, GglState, NodeValues};
+pub use step::{Guess, Step, StepOptions};
 
 /// Re-exports of the linear-algebra types the generated code and users need.
 pub use nalgebra::{SMatrix, SVector};
@@ -39,11 +47,13 @@ pub use nalgebra::{SMatrix, SVector};
 /// Items used by `model!`-generated code. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::model::{
-        Discretization, Model, MomentumMaps, Parameters, Real, UnknownParameter,
-    };
+    pub use crate::families;
+    pub use crate::model::{Model, MomentumMaps, Parameters, Real, UnknownParameter};
     pub use crate::schemes;
-    pub use crate::state::State;
+    pub use crate::solve::{StepReport, Storage, Workspace};
+    pub use crate::state::GglState;
+    pub use crate::step::{Block, Guess, Step, StepOptions};
+    pub use crate::SolveError;
     pub use nalgebra::{SMatrix, SVector};
 
     /// Converts an `f64` literal of the generated code into the scalar type.
@@ -52,13 +62,21 @@ pub mod __private {
         nalgebra::convert(x)
     }
 
+    /// Sets every entry of a column-stored matrix to zero.
+    #[inline(always)]
+    pub fn zero_matrix<T: Real, const N: usize>(m: &mut [[T; N]; N]) {
+        for column in m.iter_mut() {
+            column.fill(T::zero());
+        }
+    }
+
     /// `M⁻¹ p` for a model whose mass matrix is not constant: one LU solve.
     pub fn solve_mass<T: Real, const D: usize>(
         mass: &SMatrix<T, D, D>,
         p: &SVector<T, D>,
     ) -> SVector<T, D> {
         let mut x = *p;
-        match crate::lu::Lu::factor(*mass) {
+        match crate::solve::lu::Lu::factor(*mass) {
             Ok(lu) => lu.solve_in_place(&mut x),
             Err(_) => x.fill(T::from_subset(&f64::NAN)),
         }

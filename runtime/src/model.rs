@@ -1,8 +1,6 @@
 //! The traits `model!` implements for a model struct.
 use nalgebra::{RealField, SMatrix, SVector};
 
-use crate::state::State;
-
 /// The scalar type of every generated function: `f64`, `f32`, or a dual number.
 pub trait Real: RealField + Copy {}
 impl<T: RealField + Copy> Real for T {}
@@ -85,41 +83,4 @@ pub trait SchemeInfo {
     const CONSERVES_ENERGY: bool;
     /// Whether the scheme is symplectic.
     const SYMPLECTIC: bool;
-}
-
-/// The discrete equations of scheme `S` for one step of a model, with `N` unknowns:
-/// emitted by `model!` from the scheme template, residual and exact Jacobian.
-///
-/// Every function takes the scheme value: a scheme with parameters (the θ-methods'
-/// `theta`, `vartheta`) carries them as fields, read by the generated code.
-///
-/// Layout contract: the first `D` unknowns are the new positions `q¹` (the
-/// [`Guess::Extrapolated`](crate::Guess::Extrapolated) starting point relies on it).
-pub trait Discretization<T: Real, S: SchemeInfo, const D: usize, const M: usize, const N: usize>:
-    Model<T, D, M>
-{
-    /// Writes the residual `R(known, x, h)` into `r` and `∂R/∂x` into `jac`.
-    fn residual_and_jacobian(
-        &self,
-        scheme: &S,
-        h: T,
-        known: &State<T, D, M>,
-        x: &SVector<T, N>,
-        r: &mut SVector<T, N>,
-        jac: &mut SMatrix<T, N, N>,
-    );
-    /// Writes only the residual `R(known, x, h)` into `r`.
-    fn residual(
-        &self,
-        scheme: &S,
-        h: T,
-        known: &State<T, D, M>,
-        x: &SVector<T, N>,
-        r: &mut SVector<T, N>,
-    );
-    /// Newton's starting point: the known values at `t^n` (spec 000 §3, "simple guess").
-    fn initial_guess(&self, scheme: &S, h: T, known: &State<T, D, M>) -> SVector<T, N>;
-    /// The state at `t^{n+1}` from the solved unknowns.
-    fn accept(&self, scheme: &S, h: T, known: &State<T, D, M>, x: &SVector<T, N>)
-        -> State<T, D, M>;
 }

@@ -3,10 +3,13 @@
 //! `g = ½ (r·r / l² − 1)`, with a hand-written GGL energy–momentum discretisation.
 //! Exercises consistent initialisation, diagnostics and the integrator without the
 //! `model!` macro.
+use livens_runtime::families::ggl;
 use livens_runtime::schemes::GglEm;
+use livens_runtime::solve::{Storage, Workspace};
+use livens_runtime::step::Block;
 use livens_runtime::{
-    Consistency, Diagnostics, Discretization, InitError, Integrator, Model, NewtonOptions, SMatrix,
-    SVector, SolveError, State,
+    Consistency, Diagnostics, DiscreteSystem, GglState, Guess, InitError, Integrator, Model,
+    NewtonOptions, SMatrix, SVector, SolveError, Step, StepOptions, StepReport,
 };
 use nalgebra::{Matrix3, Vector3};
 
@@ -69,23 +72,46 @@ fn unpack(x: &SVector<f64, 8>) -> (V3, V3, f64, f64) {
     )
 }
 
-impl Discretization<f64, GglEm, 3, 1, 8> for Pendulum {
+impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
+    const UNKNOWNS: &'static [Block] = &[
+        Block {
+            name: "q1",
+            offset: 0,
+            len: 3,
+        },
+        Block {
+            name: "p1",
+            offset: 3,
+            len: 3,
+        },
+        Block {
+            name: "lambda1",
+            offset: 6,
+            len: 1,
+        },
+        Block {
+            name: "gamma1",
+            offset: 7,
+            len: 1,
+        },
+    ];
+
     fn residual_and_jacobian(
         &self,
         _scheme: &GglEm,
         h: f64,
-        known: &State<f64, 3, 1>,
+        known: &GglState<f64, 3, 1>,
         x: &SVector<f64, 8>,
         r: &mut SVector<f64, 8>,
-        jac: &mut SMatrix<f64, 8, 8>,
+        columns: &mut [[f64; 8]; 8],
     ) {
         self.residual(&GglEm, h, known, x, r);
+        let mut jac = SMatrix::<f64, 8, 8>::zeros();
         let (q1, p1, lambda, gamma) = unpack(x);
         let qm = (known.q + q1) * 0.5;
         let pm = (known.p + p1) * 0.5;
         let (m, l2) = (self.m, self.l * self.l);
         let id = Matrix3::<f64>::identity();
-        jac.fill(0.0);
         // R1 = q1 − q0 − h pm/m − h qm γ/(m l²)
         jac.fixed_view_mut::<3, 3>(0, 0)
             .copy_from(&(id * (1.0 - h * gamma / (2.0 * m * l2))));
@@ -109,13 +135,14 @@ impl Discretization<f64, GglEm, 3, 1, 8> for Pendulum {
             .copy_from(&(p1.transpose() / (m * l2)));
         jac.fixed_view_mut::<1, 3>(7, 3)
             .copy_from(&(q1.transpose() / (m * l2)));
+        *columns = jac.data.0;
     }
 
     fn residual(
         &self,
         _scheme: &GglEm,
         h: f64,
-        known: &State<f64, 3, 1>,
+        known: &GglState<f64, 3, 1>,
         x: &SVector<f64, 8>,
         r: &mut SVector<f64, 8>,
     ) {
@@ -135,9 +162,19 @@ impl Discretization<f64, GglEm, 3, 1, 8> for Pendulum {
         r[7] = q1.dot(&p1) / (m * l2);
     }
 
-    fn initial_guess(&self, _scheme: &GglEm, _h: f64, known: &State<f64, 3, 1>) -> SVector<f64, 8> {
+    fn initial_guess(
+        &self,
+        _scheme: &GglEm,
+        h: f64,
+        known: &GglState<f64, 3, 1>,
+        guess: Guess,
+    ) -> SVector<f64, 8> {
         let mut x = SVector::<f64, 8>::zeros();
-        x.fixed_rows_mut::<3>(0).copy_from(&known.q);
+        let q1 = match guess {
+            Guess::Previous => known.q,
+            Guess::Extrapolated => known.q + known.v * h,
+        };
+        x.fixed_rows_mut::<3>(0).copy_from(&q1);
         x.fixed_rows_mut::<3>(3).copy_from(&known.p);
         x[6] = known.lambda[0];
         x[7] = known.gamma[0];
@@ -148,11 +185,11 @@ impl Discretization<f64, GglEm, 3, 1, 8> for Pendulum {
         &self,
         _scheme: &GglEm,
         h: f64,
-        known: &State<f64, 3, 1>,
+        known: &GglState<f64, 3, 1>,
         x: &SVector<f64, 8>,
-    ) -> State<f64, 3, 1> {
+    ) -> GglState<f64, 3, 1> {
         let (q1, p1, lambda, gamma) = unpack(x);
-        State {
+        GglState {
             t: known.t + h,
             q: q1,
             v: p1 / self.m,
@@ -163,9 +200,29 @@ impl Discretization<f64, GglEm, 3, 1, 8> for Pendulum {
     }
 }
 
+impl Step<f64, GglEm> for Pendulum {
+    type State = GglState<f64, 3, 1>;
+    type Workspace<K: Storage> = Workspace<f64, 8, K>;
+
+    fn workspace<K: Storage>(&self, _scheme: &GglEm) -> Workspace<f64, 8, K> {
+        Workspace::new()
+    }
+
+    fn step<K: Storage>(
+        &self,
+        scheme: &GglEm,
+        h: f64,
+        state: &Self::State,
+        workspace: &mut Workspace<f64, 8, K>,
+        options: &StepOptions<f64>,
+    ) -> Result<(Self::State, StepReport<f64>), SolveError<f64>> {
+        ggl::step(self, scheme, h, state, workspace, options)
+    }
+}
+
 /// A consistent state off the equator, so gravity enters `λ` and the energy.
-fn tilted() -> State<f64, 3, 1> {
-    State::consistent(
+fn tilted() -> GglState<f64, 3, 1> {
+    GglState::consistent(
         &UNIT,
         Vector3::new(0.6, 0.0, -0.8),
         Vector3::new(0.0, 1.5, 0.0),
@@ -174,7 +231,7 @@ fn tilted() -> State<f64, 3, 1> {
     .expect("consistent")
 }
 
-fn bits(s: &State<f64, 3, 1>) -> Vec<u64> {
+fn bits(s: &GglState<f64, 3, 1>) -> Vec<u64> {
     core::iter::once(s.t)
         .chain(s.q.iter().copied())
         .chain(s.v.iter().copied())
@@ -209,7 +266,7 @@ fn reject_accepts_consistent_data_and_derives_the_rest() {
 fn lambda_on_the_equator_is_the_centripetal_force() {
     // q = [l, 0, 0], v = [0, 1, 0]: gravity is tangential, λ = m v·v (independent of l
     // once |r| = l, because g is scaled by 1/l²).
-    let s = State::consistent(
+    let s = GglState::consistent(
         &UNIT,
         Vector3::new(1.0, 0.0, 0.0),
         Vector3::new(0.0, 1.0, 0.0),
@@ -223,7 +280,7 @@ fn lambda_on_the_equator_is_the_centripetal_force() {
         l: 1.5,
         g: 9.81,
     };
-    let s = State::consistent(
+    let s = GglState::consistent(
         &heavy,
         Vector3::new(1.5, 0.0, 0.0),
         Vector3::new(0.0, 1.0, 0.0),
@@ -238,7 +295,7 @@ fn lambda_on_the_equator_is_the_centripetal_force() {
 fn reject_refuses_inconsistent_data() {
     let q = Vector3::new(1.1, 0.05, -0.2);
     let v = Vector3::new(0.3, 1.0, 0.4);
-    let err = State::consistent(&UNIT, q, v, Consistency::Reject { tolerance: 1e-12 });
+    let err = GglState::consistent(&UNIT, q, v, Consistency::Reject { tolerance: 1e-12 });
     assert_eq!(
         err,
         Err(InitError::Inconsistent {
@@ -247,7 +304,7 @@ fn reject_refuses_inconsistent_data() {
         })
     );
     // Consistent positions with an inconsistent velocity are refused as well.
-    let err = State::consistent(
+    let err = GglState::consistent(
         &UNIT,
         Vector3::new(1.0, 0.0, 0.0),
         Vector3::new(0.5, 1.0, 0.0),
@@ -261,7 +318,7 @@ fn reject_refuses_inconsistent_data() {
         })
     );
     // NaN is never "within tolerance".
-    let err = State::consistent(
+    let err = GglState::consistent(
         &UNIT,
         Vector3::new(f64::NAN, 0.0, 0.0),
         Vector3::zeros(),
@@ -277,7 +334,7 @@ fn reject_refuses_inconsistent_data() {
 fn project_moves_inconsistent_data_onto_both_constraint_levels() {
     let q0 = Vector3::new(1.1, 0.05, -0.2);
     let v0 = Vector3::new(0.3, 1.0, 0.4);
-    let s = State::consistent(&UNIT, q0, v0, Consistency::Project { tolerance: 1e-12 })
+    let s = GglState::consistent(&UNIT, q0, v0, Consistency::Project { tolerance: 1e-12 })
         .expect("projectable");
     let g = UNIT.constraints(&s.q)[0];
     let gv = (UNIT.constraint_jacobian(&s.q) * s.v)[0];
@@ -302,7 +359,7 @@ fn project_moves_inconsistent_data_onto_both_constraint_levels() {
 fn project_leaves_consistent_data_alone() {
     let q = Vector3::new(0.0, 0.0, -1.0);
     let v = Vector3::new(0.7, -0.2, 0.0);
-    let s = State::consistent(&UNIT, q, v, Consistency::Project { tolerance: 1e-12 })
+    let s = GglState::consistent(&UNIT, q, v, Consistency::Project { tolerance: 1e-12 })
         .expect("consistent");
     assert_eq!(s.q, q);
     assert_eq!(s.v, v);
@@ -311,14 +368,14 @@ fn project_leaves_consistent_data_alone() {
 #[test]
 fn degenerate_constraints_are_reported() {
     // At r = 0 the constraint gradient vanishes: G M⁻¹ Gᵀ = 0.
-    let err = State::consistent(
+    let err = GglState::consistent(
         &UNIT,
         Vector3::zeros(),
         Vector3::zeros(),
         Consistency::Project { tolerance: 1e-12 },
     );
     assert_eq!(err, Err(InitError::SingularConstraints));
-    let err = State::consistent(
+    let err = GglState::consistent(
         &UNIT,
         Vector3::new(f64::NAN, 0.0, 0.0),
         Vector3::zeros(),
@@ -375,7 +432,7 @@ fn unconstrained_models_initialise_as_given() {
         Consistency::Reject { tolerance: 0.0 },
         Consistency::Project { tolerance: 0.0 },
     ] {
-        let s = State::consistent(&Oscillator, q, v, mode).expect("nothing to violate");
+        let s = GglState::consistent(&Oscillator, q, v, mode).expect("nothing to violate");
         assert_eq!((s.q, s.v, s.p, s.t), (q, v, v, 0.0));
         let d = Diagnostics::of(&Oscillator, &s);
         assert_eq!(d.energy, 0.5 * (9.25 + 5.0));
@@ -400,7 +457,7 @@ fn diagnostics_of_a_consistent_state() {
 #[test]
 fn diagnostics_use_the_states_own_p_and_v() {
     // Off the manifold, with p ≠ m v: every measure sees different data.
-    let s = State {
+    let s = GglState {
         t: 0.0,
         q: Vector3::new(0.0, 0.0, -2.0),
         v: Vector3::new(1.0, 0.0, 0.5),
@@ -452,6 +509,7 @@ fn failed_step_leaves_the_state_untouched() {
     let mut integrator = Integrator::new(UNIT, GglEm, 0.05, start).with_options(NewtonOptions {
         tolerance: 1e-9,
         max_iterations: 1,
+        ..NewtonOptions::default()
     });
     let before = bits(integrator.state());
     let err = integrator
@@ -510,7 +568,7 @@ fn discretization_has_an_exact_jacobian() {
     let x = SVector::<f64, 8>::from_column_slice(&[0.61, 0.07, -0.79, 0.1, 1.4, 0.05, 9.9, 0.02]);
     let mut r = SVector::zeros();
     let mut jac = SMatrix::<f64, 8, 8>::zeros();
-    UNIT.residual_and_jacobian(&GglEm, h, &known, &x, &mut r, &mut jac);
+    UNIT.residual_and_jacobian(&GglEm, h, &known, &x, &mut r, &mut jac.data.0);
     let mut r_only = SVector::zeros();
     UNIT.residual(&GglEm, h, &known, &x, &mut r_only);
     assert_eq!(r, r_only);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use livens::{
-    Diagnostics, Discretization, Integrator, Model, MomentumMaps, SchemeInfo, SolveError, State,
+    Diagnostics, GglState, Integrator, Model, MomentumMaps, SchemeInfo, SolveError, Step,
 };
 
 use super::catalogue::{ModelEntry, SchemeEntry};
@@ -101,6 +101,13 @@ impl Failure {
                 iterations,
                 residual,
             } => format!("no convergence in {iterations} iterations, residual max|R| = {residual:.3e}"),
+            SolveError::Diverged {
+                iteration,
+                residual,
+                previous,
+            } => format!(
+                "the residual grew from {previous:.3e} to {residual:.3e} in iteration {iteration}"
+            ),
             SolveError::NonFinite { iteration } => {
                 format!("the residual became non-finite (NaN or ∞) in iteration {iteration}")
             }
@@ -220,14 +227,14 @@ where
 /// Integrates `job` from `state`: writes the CSV as it goes, stops at the first failed
 /// step (keeping the CSV up to it), and returns the summary and the plot series.
 /// Only output errors are `Err`; a Newton failure is in [`Outcome::failure`].
-pub fn simulate<Mdl, S, const D: usize, const M: usize, const N: usize, const K: usize>(
+pub fn simulate<Mdl, S, const D: usize, const M: usize, const K: usize>(
     model: Mdl,
     scheme: S,
-    state: State<f64, D, M>,
+    state: GglState<f64, D, M>,
     job: &Job,
 ) -> Result<Outcome, CliError>
 where
-    Mdl: Discretization<f64, S, D, M, N> + MomentumMaps<f64, D, K>,
+    Mdl: Step<f64, S, State = GglState<f64, D, M>> + Model<f64, D, M> + MomentumMaps<f64, D, K>,
     S: SchemeInfo,
 {
     let mut csv = Csv::create(&job.csv_path)?;

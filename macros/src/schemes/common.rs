@@ -7,12 +7,17 @@ use crate::sym::{Id, VarId};
 
 /// The step equations of one scheme, as graph nodes.
 pub struct Template {
+    /// The named blocks of the unknowns (`q1`, `p1`, …) and their sizes, in order.
+    pub blocks: Vec<(&'static str, usize)>,
     /// The unknown variables `x`, in order.
     pub unknowns: Vec<VarId>,
     /// `R(known, x, h)`, one entry per unknown.
     pub residual: Vec<Id>,
     /// Newton's starting point, in terms of the known state.
     pub guess: Vec<Id>,
+    /// The "advanced" starting point: `guess` with the first block (`q1`, the new
+    /// positions) moved to `qⁿ + h vⁿ`.
+    pub guess_extrapolated: Vec<Id>,
     /// The state at `tⁿ⁺¹` in terms of the known state and `x`.
     pub next: NextState,
 }
@@ -21,12 +26,8 @@ impl Template {
     /// The template of a scheme whose unknowns are `x = (q¹, p¹, v, λ, γ)` (VI-S and the
     /// θ-methods): Newton starts from the known values of the same quantities and the
     /// new state is the solution itself.
-    pub fn velocity_form(
-        unknowns: Vec<VarId>,
-        x: &[Vec<Id>],
-        known: &Known,
-        residual: &[Vec<Id>],
-    ) -> Self {
+    pub fn velocity_form(model: &mut Model, setup: &Setup, residual: &[Vec<Id>]) -> Self {
+        let (known, x) = (&setup.k, &setup.x);
         let guess = [&known.q, &known.p, &known.v, &known.lambda, &known.gamma]
             .map(|b| b.clone())
             .concat();
@@ -37,10 +38,31 @@ impl Template {
             lambda: x[3].clone(),
             gamma: x[4].clone(),
         };
+        Template::new(model, setup, residual.concat(), guess, next)
+    }
+
+    /// A template from its residual, simple guess and next state; the blocks and
+    /// unknowns are the setup's, the extrapolated guess is derived.
+    pub fn new(
+        model: &mut Model,
+        setup: &Setup,
+        residual: Vec<Id>,
+        guess: Vec<Id>,
+        next: NextState,
+    ) -> Self {
+        debug_assert_eq!(setup.blocks.first().map(|b| b.0), Some("q1"));
+        let k = &setup.k;
+        let mut guess_extrapolated = guess.clone();
+        for (i, g) in guess_extrapolated.iter_mut().take(setup.d).enumerate() {
+            let hv = model.graph.mul(k.h, k.v[i]);
+            *g = model.graph.add(k.q[i], hv);
+        }
         Template {
-            unknowns,
-            residual: residual.concat(),
+            blocks: setup.blocks.clone(),
+            unknowns: setup.vars.clone(),
+            residual,
             guess,
+            guess_extrapolated,
             next,
         }
     }
@@ -92,6 +114,8 @@ impl Known {
 /// What every GGL template starts from: the sizes, the known state, the model's
 /// quantities, the constant `M⁻¹`, and the unknowns in blocks.
 pub struct Setup {
+    /// The named blocks of the unknowns and their sizes; the first is `q1`.
+    pub blocks: Vec<(&'static str, usize)>,
     pub d: usize,
     pub m: usize,
     pub k: Known,
@@ -102,8 +126,11 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// `blocks(d, m)` gives the sizes of the blocks of unknowns.
-    pub fn new(model: &mut Model, blocks: impl Fn(usize, usize) -> Vec<usize>) -> Self {
+    /// `blocks(d, m)` gives the names and sizes of the blocks of unknowns.
+    pub fn new(
+        model: &mut Model,
+        blocks: impl Fn(usize, usize) -> Vec<(&'static str, usize)>,
+    ) -> Self {
         let (d, m) = (model.dim(), model.n_constraints());
         let k = Known::new(model);
         let qs = Quantities::new(model);
@@ -112,8 +139,11 @@ impl Setup {
             .minv
             .clone()
             .expect("checked: GGL schemes need a constant mass matrix");
-        let (vars, x) = unknowns(model, &blocks(d, m));
+        let blocks = blocks(d, m);
+        let sizes: Vec<usize> = blocks.iter().map(|b| b.1).collect();
+        let (vars, x) = unknowns(model, &sizes);
         Setup {
+            blocks,
             d,
             m,
             k,

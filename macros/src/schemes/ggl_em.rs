@@ -24,26 +24,22 @@ use crate::ir::Model;
 use crate::sym::Id;
 
 pub fn template(model: &mut Model) -> Template {
-    let Setup {
-        d,
-        k,
-        qs,
-        minv,
-        vars,
-        x,
-        ..
-    } = Setup::new(model, |d, m| vec![d, d, m, m]);
+    let setup = Setup::new(model, |d, m| {
+        vec![("q1", d), ("p1", d), ("lambda1", m), ("gamma1", m)]
+    });
+    let Setup { k, qs, minv, x, .. } = &setup;
+    let (d,) = (setup.d,);
     let (q1, p1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3]);
     let h = k.h;
 
     let qm = midpoint(model, &k.q, q1);
     let pm = midpoint(model, &k.p, p1);
-    let minv_pm = mat_vec(model, &minv, &pm);
+    let minv_pm = mat_vec(model, minv, &pm);
     let jac_m: Vec<Vec<Id>> = qs.jac.iter().map(|row| at(model, row, &qm, None)).collect();
 
     // (84a): q¹ − q⁰ − h M⁻¹ p^½ − h M⁻¹ G(q^½)ᵀ γ¹
     let gt_gamma = mat_t_vec(model, &jac_m, gamma, d);
-    let minv_gt_gamma = mat_vec(model, &minv, &gt_gamma);
+    let minv_gt_gamma = mat_vec(model, minv, &gt_gamma);
     let dq = zip_with(model, q1, &k.q, |g, a, b| g.sub(a, b));
     let flow = zip_with(model, &minv_pm, &minv_gt_gamma, |g, a, b| g.add(a, b));
     let h_flow = scale(model, h, &flow);
@@ -61,7 +57,7 @@ pub fn template(model: &mut Model) -> Template {
 
     // (84d): g(q¹);  (84e): G(q¹) M⁻¹ p¹
     let r3 = at(model, &qs.g, q1, None);
-    let v1 = mat_vec(model, &minv, p1);
+    let v1 = mat_vec(model, minv, p1);
     let jac_1: Vec<Vec<Id>> = qs.jac.iter().map(|row| at(model, row, q1, None)).collect();
     let r4 = mat_vec(model, &jac_1, &v1);
 
@@ -74,10 +70,5 @@ pub fn template(model: &mut Model) -> Template {
         lambda: lambda.clone(),
         gamma: gamma.clone(),
     };
-    Template {
-        unknowns: vars,
-        residual,
-        guess,
-        next,
-    }
+    Template::new(model, &setup, residual, guess, next)
 }

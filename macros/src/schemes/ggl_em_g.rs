@@ -19,22 +19,16 @@ use crate::ir::Model;
 use crate::sym::Id;
 
 pub fn template(model: &mut Model) -> Template {
-    let Setup {
-        d,
-        m,
-        k,
-        qs,
-        minv,
-        vars,
-        x,
-    } = Setup::new(model, |d, m| vec![d, d, m]);
+    let setup = Setup::new(model, |d, m| vec![("q1", d), ("p1", d), ("lambda1", m)]);
+    let Setup { k, qs, minv, x, .. } = &setup;
+    let (d, m) = (setup.d, setup.m);
     let (q1, p1, lambda) = (&x[0], &x[1], &x[2]);
     let h = k.h;
 
     let qm = midpoint(model, &k.q, q1);
     let pm = midpoint(model, &k.p, p1);
 
-    let minv_pm = mat_vec(model, &minv, &pm);
+    let minv_pm = mat_vec(model, minv, &pm);
     let h_flow = scale(model, h, &minv_pm);
     let dq = zip_with(model, q1, &k.q, |g, a, b| g.sub(a, b));
     let r1 = zip_with(model, &dq, &h_flow, |g, a, b| g.sub(a, b));
@@ -54,15 +48,10 @@ pub fn template(model: &mut Model) -> Template {
     let zero = model.graph.zero();
     let next = NextState {
         q: q1.clone(),
-        v: mat_vec(model, &minv, p1),
+        v: mat_vec(model, minv, p1),
         p: p1.clone(),
         lambda: lambda.clone(),
         gamma: vec![zero; m],
     };
-    Template {
-        unknowns: vars,
-        residual,
-        guess,
-        next,
-    }
+    Template::new(model, &setup, residual, guess, next)
 }

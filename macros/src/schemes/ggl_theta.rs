@@ -33,15 +33,11 @@ pub enum Constraints {
 }
 
 pub fn template(model: &mut Model, theta: Coef, option: Constraints) -> Template {
-    let Setup {
-        d,
-        k,
-        qs,
-        minv,
-        vars,
-        x,
-        ..
-    } = Setup::new(model, |d, m| vec![d, d, d, m, m]);
+    let setup = Setup::new(model, |d, m| {
+        vec![("q1", d), ("p1", d), ("v1", d), ("lambda", m), ("gamma", m)]
+    });
+    let Setup { k, qs, minv, x, .. } = &setup;
+    let (d,) = (setup.d,);
     let (q1, p1, v1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3], &x[4]);
     let h = k.h;
     let theta = coef(model, theta);
@@ -51,7 +47,7 @@ pub fn template(model: &mut Model, theta: Coef, option: Constraints) -> Template
 
     // (76a)
     let gt_gamma = mat_t_vec(model, &jac_t, gamma, d);
-    let minv_gt_gamma = mat_vec(model, &minv, &gt_gamma);
+    let minv_gt_gamma = mat_vec(model, minv, &gt_gamma);
     let flow = zip_with(model, v1, &minv_gt_gamma, |g, a, b| g.add(a, b));
     let h_flow = scale(model, h, &flow);
     let dq = zip_with(model, q1, &k.q, |g, a, b| g.sub(a, b));
@@ -122,5 +118,5 @@ pub fn template(model: &mut Model, theta: Coef, option: Constraints) -> Template
     // (76e)
     let r5 = mat_vec(model, &jac_t, v1);
 
-    Template::velocity_form(vars, &x, &k, &[r1, r2, r3, r4, r5])
+    Template::velocity_form(model, &setup, &[r1, r2, r3, r4, r5])
 }

@@ -21,15 +21,17 @@ use crate::ir::Model;
 use crate::sym::Id;
 
 pub fn template(model: &mut Model) -> Template {
-    let Setup {
-        d,
-        k,
-        qs,
-        minv,
-        vars,
-        x,
-        ..
-    } = Setup::new(model, |d, m| vec![d, d, d, m, m]);
+    let setup = Setup::new(model, |d, m| {
+        vec![
+            ("q1", d),
+            ("p1", d),
+            ("v0", d),
+            ("lambda0", m),
+            ("gamma1", m),
+        ]
+    });
+    let Setup { k, qs, minv, x, .. } = &setup;
+    let (d,) = (setup.d,);
     let (q1, p1, v0, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3], &x[4]);
     let h = k.h;
 
@@ -41,13 +43,13 @@ pub fn template(model: &mut Model) -> Template {
         .iter()
         .map(|row| at(model, row, &qbar, None))
         .collect();
-    let minv_p1 = mat_vec(model, &minv, p1);
+    let minv_p1 = mat_vec(model, minv, p1);
     let t_gamma = hessian_contraction(model, &qs.jac, gamma, &minv_p1, &qbar);
     let h_t_gamma = scale(model, h, &t_gamma);
 
     // (55a)
     let gt_gamma = mat_t_vec(model, &jac_bar, gamma, d);
-    let minv_gt_gamma = mat_vec(model, &minv, &gt_gamma);
+    let minv_gt_gamma = mat_vec(model, minv, &gt_gamma);
     let h_minv_gt_gamma = scale(model, h, &minv_gt_gamma);
     let dq = zip_with(model, q1, &k.q, |g, a, b| g.sub(a, b));
     let r1 = zip_with(model, &dq, &hv, |g, a, b| g.sub(a, b));
@@ -77,5 +79,5 @@ pub fn template(model: &mut Model) -> Template {
     let r4 = at(model, &qs.g, q1, None);
     let r5 = mat_vec(model, &jac_bar, &minv_p1);
 
-    Template::velocity_form(vars, &x, &k, &[r1, r2, r3, r4, r5])
+    Template::velocity_form(model, &setup, &[r1, r2, r3, r4, r5])
 }

@@ -2,6 +2,7 @@
 use nalgebra::SVector;
 
 use crate::model::Real;
+use crate::state::NodeValues;
 
 /// State at one time node: positions, velocities, momenta and the two multiplier
 /// vectors of the GGL principle (spec 000 eq. (33)).
@@ -10,7 +11,7 @@ use crate::model::Real;
 /// belong to `t^n`; for VI-A `v` and the multipliers belong to the interval
 /// `[t^{n-1}, t^n]` that ended at this node.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct State<T: Real, const D: usize, const M: usize> {
+pub struct GglState<T: Real, const D: usize, const M: usize> {
     /// Time `t^n`.
     pub t: T,
     /// Positions `q`.
@@ -25,12 +26,12 @@ pub struct State<T: Real, const D: usize, const M: usize> {
     pub gamma: SVector<T, M>,
 }
 
-impl<T: Real, const D: usize, const M: usize> State<T, D, M> {
+impl<T: Real, const D: usize, const M: usize> GglState<T, D, M> {
     /// The same state in another scalar type, converting every entry with `f`: e.g.
     /// `state.map(|x| x as f32)` for an embedded target, or to dual numbers for
     /// derivatives of a step.
-    pub fn map<U: Real>(&self, f: impl Fn(T) -> U) -> State<U, D, M> {
-        State {
+    pub fn map<U: Real>(&self, f: impl Fn(T) -> U) -> GglState<U, D, M> {
+        GglState {
             t: f(self.t),
             q: self.q.map(&f),
             v: self.v.map(&f),
@@ -38,5 +39,20 @@ impl<T: Real, const D: usize, const M: usize> State<T, D, M> {
             lambda: self.lambda.map(&f),
             gamma: self.gamma.map(&f),
         }
+    }
+}
+
+impl<T: Real, const D: usize, const M: usize> NodeValues<T, D> for GglState<T, D, M> {
+    fn time(&self) -> T {
+        self.t
+    }
+    fn positions(&self) -> &SVector<T, D> {
+        &self.q
+    }
+    fn momenta(&self) -> &SVector<T, D> {
+        &self.p
+    }
+    fn velocities(&self) -> Option<&SVector<T, D>> {
+        Some(&self.v)
     }
 }

@@ -7,15 +7,15 @@
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::InitError;
-use crate::lu::Lu;
 use crate::model::{Model, Real};
-use crate::newton::max_abs;
-use crate::state::State;
+use crate::solve::lu::Lu;
+use crate::solve::max_abs;
+use crate::state::GglState;
 
 /// Projection steps [`Consistency::Project`] may take before giving up.
 const PROJECTION_MAX_ITERATIONS: u32 = 50;
 
-/// How [`State::consistent`] treats initial data that violates the constraints.
+/// How [`GglState::consistent`] treats initial data that violates the constraints.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Consistency<T> {
     /// Accept `(q, v)` only if `max|g(q)| ≤ tolerance` and `max|G(q) v| ≤ tolerance`;
@@ -58,7 +58,7 @@ fn correction<T: Real, const D: usize, const M: usize>(
     Ok(w * y)
 }
 
-impl<T: Real, const D: usize, const M: usize> State<T, D, M> {
+impl<T: Real, const D: usize, const M: usize> GglState<T, D, M> {
     /// A consistent state at `t = 0` from positions `q` and velocities `v`.
     ///
     /// Inconsistent initial data is rejected or projected according to `mode`, never

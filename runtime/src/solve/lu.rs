@@ -1,4 +1,4 @@
-//! Fixed-size LU factorisation with partial pivoting, in place on the stack.
+//! Fixed-size LU factorisation with partial pivoting, in place.
 //!
 //! This is the linear solver of every Newton iteration. Why not nalgebra's `LU`:
 //! `nalgebra::LU::new` skips a zero pivot silently and leaves it to `solve` to report
@@ -6,15 +6,121 @@
 //! know at factorisation — before any work is spent on the right-hand side — and wants
 //! to know which column broke down, so that a singular Jacobian can be reported as a
 //! [`SolveError`] naming the column (often pointing at a redundant constraint).
+//!
+//! The factorisation works in place on column storage `[[T; N]; N]` (`a[j][i]` is row
+//! `i` of column `j`, nalgebra's layout), so a Newton workspace factors its Jacobian
+//! where it was assembled: no `N × N` copy is ever made, which is what lets a step with
+//! hundreds of unknowns run on a small thread stack (the matrix itself lives wherever
+//! the workspace does, see [`Workspace`](crate::solve::Workspace)).
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::SolveError;
 use crate::model::Real;
 
-/// LU factorisation `P A = L U` of an `N × N` matrix with partial (row) pivoting.
+/// Factors the column-stored matrix `a` in place as `P A = L U` with partial (row)
+/// pivoting: afterwards `a` holds `L` (unit lower triangular, diagonal not stored) and
+/// `U`, and row `i` of `P A` is row `perm[i]` of `A`.
 ///
-/// `L` (unit lower triangular, diagonal not stored) and `U` are packed into one matrix;
-/// `P` is stored as a permutation: row `i` of `P A` is row `perm[i]` of `A`.
+/// Returns [`SolveError::SingularMatrix`] with the elimination column `k` when every
+/// candidate pivot of that column is zero, or when a candidate is NaN or infinite;
+/// `a` and `perm` then hold a partial factorisation (garbage for the caller). No
+/// allocation, no panics.
+pub fn factor_in_place<T: Real, const N: usize>(
+    a: &mut [[T; N]; N],
+    perm: &mut [usize; N],
+) -> Result<(), SolveError<T>> {
+    for (i, p) in perm.iter_mut().enumerate() {
+        *p = i;
+    }
+    for k in 0..N {
+        // Choose the candidate of largest magnitude in column k, rows k..N.
+        let mut pivot_row = k;
+        let mut pivot_abs = T::zero();
+        for (i, entry) in a[k].iter().enumerate().skip(k) {
+            let magnitude = entry.abs();
+            // A non-finite entry would poison the elimination (NaN also compares false
+            // against every candidate and would slip through the search).
+            if !magnitude.is_finite() {
+                return Err(SolveError::SingularMatrix { column: k });
+            }
+            if magnitude > pivot_abs {
+                pivot_abs = magnitude;
+                pivot_row = i;
+            }
+        }
+        // Singularity is detected here, at factorisation, not left to the solve.
+        if pivot_abs == T::zero() {
+            return Err(SolveError::SingularMatrix { column: k });
+        }
+        if pivot_row != k {
+            for col in a.iter_mut() {
+                col.swap(k, pivot_row);
+            }
+            perm.swap(k, pivot_row);
+        }
+        // Column-major elimination that skips structural zeros: the step Jacobians are
+        // sparse (a tenth to a third of the entries are nonzero), so only rows with a
+        // nonzero multiplier and columns with a nonzero pivot-row entry are touched.
+        // Skipping exact zeros changes no result bit. The rows with a nonzero
+        // multiplier are found by a second scan instead of being listed in an `[usize;
+        // N]`, which would put another `N`-sized array on the stack.
+        let pivot = a[k][k];
+        for entry in a[k].iter_mut().skip(k + 1) {
+            if *entry != T::zero() {
+                *entry /= pivot;
+            }
+        }
+        let (left, right) = a.split_at_mut(k + 1);
+        let multipliers = &left[k];
+        for col in right.iter_mut() {
+            let u = col[k];
+            if u == T::zero() {
+                continue;
+            }
+            for i in (k + 1)..N {
+                let l = multipliers[i];
+                if l != T::zero() {
+                    col[i] -= l * u;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Overwrites `b` with the solution `x` of `A x = b`, given the factors of
+/// [`factor_in_place`].
+pub fn solve_in_place<T: Real, const N: usize>(
+    lu: &[[T; N]; N],
+    perm: &[usize; N],
+    b: &mut SVector<T, N>,
+) {
+    // Row permutation: row i of the permuted right-hand side is row perm[i] of b.
+    let rhs = *b;
+    for (i, &src) in perm.iter().enumerate() {
+        b[i] = rhs[src];
+    }
+    // Forward substitution with the unit lower triangle.
+    for i in 0..N {
+        let mut s = b[i];
+        for j in 0..i {
+            s -= lu[j][i] * b[j];
+        }
+        b[i] = s;
+    }
+    // Back substitution with the upper triangle.
+    for i in (0..N).rev() {
+        let mut s = b[i];
+        for j in (i + 1)..N {
+            s -= lu[j][i] * b[j];
+        }
+        b[i] = s / lu[i][i];
+    }
+}
+
+/// LU factorisation `P A = L U` of a small `N × N` matrix, held by value (for the
+/// `M × M` and `D × D` solves of initialisation and `M⁻¹ p`; Newton factors its
+/// workspace in place with [`factor_in_place`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lu<T, const N: usize> {
     lu: SMatrix<T, N, N>,
@@ -22,95 +128,24 @@ pub struct Lu<T, const N: usize> {
 }
 
 impl<T: Real, const N: usize> Lu<T, N> {
-    /// Factors `a` with partial pivoting.
-    ///
-    /// Returns [`SolveError::SingularMatrix`] with the elimination column `k` when every
-    /// candidate pivot of that column is zero, or when a candidate is NaN or infinite.
-    /// No allocation, no panics.
+    /// Factors `a` with partial pivoting; errors as [`factor_in_place`].
     pub fn factor(mut a: SMatrix<T, N, N>) -> Result<Self, SolveError<T>> {
-        let mut perm: [usize; N] = core::array::from_fn(|i| i);
-        for k in 0..N {
-            // Choose the candidate of largest magnitude in column k, rows k..N.
-            let mut pivot_row = k;
-            let mut pivot_abs = T::zero();
-            for i in k..N {
-                let magnitude = a[(i, k)].abs();
-                // A non-finite entry would poison the elimination (NaN also compares
-                // false against every candidate and would slip through the search).
-                if !magnitude.is_finite() {
-                    return Err(SolveError::SingularMatrix { column: k });
-                }
-                if magnitude > pivot_abs {
-                    pivot_abs = magnitude;
-                    pivot_row = i;
-                }
-            }
-            // Singularity is detected here, at factorisation, not left to the solve.
-            if pivot_abs == T::zero() {
-                return Err(SolveError::SingularMatrix { column: k });
-            }
-            if pivot_row != k {
-                a.swap_rows(k, pivot_row);
-                perm.swap(k, pivot_row);
-            }
-            // Column-major elimination that skips structural zeros: the step
-            // Jacobians are sparse (a tenth to a third of the entries are nonzero), so
-            // only rows with a nonzero multiplier and columns with a nonzero pivot-row
-            // entry are touched. Skipping exact zeros changes no result bit.
-            let cols = &mut a.data.0;
-            let pivot = cols[k][k];
-            let mut rows = [0usize; N];
-            let mut n_rows = 0;
-            for (i, entry) in cols[k].iter_mut().enumerate().skip(k + 1) {
-                if *entry != T::zero() {
-                    *entry /= pivot;
-                    rows[n_rows] = i;
-                    n_rows += 1;
-                }
-            }
-            let multipliers = cols[k];
-            for col in cols.iter_mut().skip(k + 1) {
-                let u = col[k];
-                if u == T::zero() {
-                    continue;
-                }
-                for &i in &rows[..n_rows] {
-                    col[i] -= multipliers[i] * u;
-                }
-            }
-        }
+        let mut perm = [0; N];
+        factor_in_place(&mut a.data.0, &mut perm)?;
         Ok(Self { lu: a, perm })
     }
 
     /// Overwrites `b` with the solution `x` of `A x = b`.
     pub fn solve_in_place(&self, b: &mut SVector<T, N>) {
-        self.solve_matrix_in_place(b);
+        solve_in_place(&self.lu.data.0, &self.perm, b);
     }
 
     /// Overwrites every column of `b` with the solution of `A x = b_col`.
     pub fn solve_matrix_in_place<const C: usize>(&self, b: &mut SMatrix<T, N, C>) {
-        // Row permutation: row i of the permuted right-hand side is row perm[i] of b.
-        let rhs = *b;
-        for (i, &src) in self.perm.iter().enumerate() {
-            b.set_row(i, &rhs.row(src));
-        }
         for c in 0..C {
-            // Forward substitution with the unit lower triangle.
-            for i in 0..N {
-                let mut s = b[(i, c)];
-                for j in 0..i {
-                    s -= self.lu[(i, j)] * b[(j, c)];
-                }
-                b[(i, c)] = s;
-            }
-            // Back substitution with the upper triangle.
-            for i in (0..N).rev() {
-                let mut s = b[(i, c)];
-                for j in (i + 1)..N {
-                    s -= self.lu[(i, j)] * b[(j, c)];
-                }
-                b[(i, c)] = s / self.lu[(i, i)];
-            }
+            let mut col: SVector<T, N> = b.column(c).into_owned();
+            self.solve_in_place(&mut col);
+            b.set_column(c, &col);
         }
     }
 }

@@ -1,0 +1,115 @@
+//! The GGL family (Kinon, Betsch, Schneider 2023; spec 000): two-point schemes whose
+//! residual and exact Jacobian `model!` emits as straight-line code
+//! ([`DiscreteSystem`]), solved here by one Newton solve per step.
+use nalgebra::SVector;
+
+use crate::error::SolveError;
+use crate::model::{Model, Real};
+use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
+use crate::state::GglState;
+use crate::step::{Block, Guess, StepOptions};
+
+/// The discrete equations of scheme `S` for one step of a model, with `N` unknowns:
+/// emitted by `model!` from the scheme's template, residual and exact Jacobian.
+///
+/// Every function takes the scheme value: a scheme with parameters (the θ-methods'
+/// `theta`, `vartheta`) carries them as fields, read by the generated code.
+pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: usize>:
+    Model<T, D, M>
+{
+    /// The named blocks of the unknowns, in order (`q1`, `p1`, …).
+    const UNKNOWNS: &'static [Block];
+
+    /// Writes the residual `R(known, x, h)` into `r` and `∂R/∂x` into the column-stored
+    /// `jac` (`jac[j][i] = ∂R_i/∂x_j`; every entry is written).
+    fn residual_and_jacobian(
+        &self,
+        scheme: &S,
+        h: T,
+        known: &GglState<T, D, M>,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+        jac: &mut [[T; N]; N],
+    );
+    /// Writes only the residual `R(known, x, h)` into `r`.
+    fn residual(
+        &self,
+        scheme: &S,
+        h: T,
+        known: &GglState<T, D, M>,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+    );
+    /// Newton's starting point (spec 000 §3, Table 2): the known values at `tⁿ`, with
+    /// the new positions moved to `qⁿ + h vⁿ` for [`Guess::Extrapolated`].
+    fn initial_guess(
+        &self,
+        scheme: &S,
+        h: T,
+        known: &GglState<T, D, M>,
+        guess: Guess,
+    ) -> SVector<T, N>;
+    /// The state at `tⁿ⁺¹` from the solved unknowns.
+    fn accept(
+        &self,
+        scheme: &S,
+        h: T,
+        known: &GglState<T, D, M>,
+        x: &SVector<T, N>,
+    ) -> GglState<T, D, M>;
+}
+
+/// A [`DiscreteSystem`] at a known state and step size, as Newton sees it.
+struct AtState<'a, T: Real, Mdl, S, const D: usize, const M: usize> {
+    model: &'a Mdl,
+    scheme: &'a S,
+    h: T,
+    known: &'a GglState<T, D, M>,
+}
+
+impl<T, Mdl, S, const D: usize, const M: usize, const N: usize> NewtonSystem<T, N>
+    for AtState<'_, T, Mdl, S, D, M>
+where
+    T: Real,
+    Mdl: DiscreteSystem<T, S, D, M, N>,
+{
+    fn residual(&mut self, x: &SVector<T, N>, r: &mut SVector<T, N>) {
+        self.model.residual(self.scheme, self.h, self.known, x, r);
+    }
+    fn residual_and_jacobian(
+        &mut self,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+        jac: &mut [[T; N]; N],
+    ) {
+        self.model
+            .residual_and_jacobian(self.scheme, self.h, self.known, x, r, jac);
+    }
+}
+
+/// One step of a GGL scheme: Newton on the generated equations, from the scheme's
+/// guess, in the workspace; the new state is [`DiscreteSystem::accept`] of the
+/// solution. `state` is only read, so a failed step leaves it as it was.
+pub fn step<T, Mdl, S, K, const D: usize, const M: usize, const N: usize>(
+    model: &Mdl,
+    scheme: &S,
+    h: T,
+    state: &GglState<T, D, M>,
+    ws: &mut Workspace<T, N, K>,
+    options: &StepOptions<T>,
+) -> Result<(GglState<T, D, M>, StepReport<T>), SolveError<T>>
+where
+    T: Real,
+    Mdl: DiscreteSystem<T, S, D, M, N>,
+    K: Storage,
+{
+    ws.x = model.initial_guess(scheme, h, state, options.guess);
+    let mut system = AtState {
+        model,
+        scheme,
+        h,
+        known: state,
+    };
+    let report = solve::solve(ws, &options.newton, &mut system)?;
+    Ok((model.accept(scheme, h, state, &ws.x), report))
+}

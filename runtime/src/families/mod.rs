@@ -1,0 +1,4 @@
+//! Scheme families: how a step of each family is solved. Two-point families whose
+//! equations `model!` emits symbolically ([`ggl`]) get a driver that runs Newton on
+//! the generated residual; stage families are assembled here from point kernels.
+pub mod ggl;

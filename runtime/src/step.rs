@@ -1,0 +1,84 @@
+//! What every scheme family implements: one step of a scheme on a model, with the
+//! state layout and the workspace the scheme owns.
+use core::fmt::Debug;
+
+use crate::error::SolveError;
+use crate::model::Real;
+use crate::solve::{NewtonOptions, StepReport, Storage};
+
+/// Newton's starting point for the unknowns of a step (spec 000 §3, Table 2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Guess {
+    /// The known values at `tⁿ` ("simple guess"; the paper's default).
+    #[default]
+    Previous,
+    /// The known values, with the new positions extrapolated as `qⁿ + h vⁿ` ("advanced
+    /// guess"; it saves about one Newton iteration per step). Each scheme's template
+    /// says which unknowns it moves.
+    Extrapolated,
+}
+
+/// How a step is solved: Newton's policy and its starting point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepOptions<T> {
+    /// Tolerance, budget and Jacobian policy.
+    pub newton: NewtonOptions<T>,
+    /// Starting point.
+    pub guess: Guess,
+}
+
+impl<T: Real> Default for StepOptions<T> {
+    fn default() -> Self {
+        Self {
+            newton: NewtonOptions::default(),
+            guess: Guess::Previous,
+        }
+    }
+}
+
+/// A named block of a vector of unknowns (or of a state), e.g. `q1` at offset 0 with
+/// length `d`. Emitted by `model!` so that tests and diagnostics read the layout
+/// instead of guessing it from the sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// The block's name as the scheme's equations write it (`q1`, `p1`, `lambda`, …).
+    pub name: &'static str,
+    /// Index of its first entry.
+    pub offset: usize,
+    /// Number of entries.
+    pub len: usize,
+}
+
+/// The block containing entry `index` of a layout, and the index within it.
+pub fn block_of(layout: &[Block], index: usize) -> Option<(&Block, usize)> {
+    layout
+        .iter()
+        .find(|b| (b.offset..b.offset + b.len).contains(&index))
+        .map(|b| (b, index - b.offset))
+}
+
+/// One step of scheme `S` on this model: implemented by `model!` for every scheme the
+/// model declares, by delegating to the scheme family's driver with the sizes filled
+/// in. The user never names the sizes: [`Integrator`](crate::Integrator) reads them
+/// from the associated types.
+pub trait Step<T: Real, S>: Sized {
+    /// What the scheme carries from node to node (the GGL tuple, `(q, p)` plus warm
+    /// starts for partitioned Runge–Kutta, …).
+    type State: Copy + Debug + PartialEq;
+    /// Memory a step needs, with its large matrices kept in storage `K`.
+    type Workspace<K: Storage>: Clone + Debug;
+
+    /// A fresh workspace.
+    fn workspace<K: Storage>(&self, scheme: &S) -> Self::Workspace<K>;
+
+    /// Advances `state` by one step of size `h`, returning the new state and what the
+    /// solve cost. On error nothing but the workspace has been written.
+    fn step<K: Storage>(
+        &self,
+        scheme: &S,
+        h: T,
+        state: &Self::State,
+        workspace: &mut Self::Workspace<K>,
+        options: &StepOptions<T>,
+    ) -> Result<(Self::State, StepReport<T>), SolveError<T>>;
+}
