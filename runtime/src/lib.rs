@@ -22,6 +22,8 @@ mod model;
 pub mod newton;
 pub mod schemes;
 mod state;
+/// Butcher tableaux as cited data, with their order conditions tested.
+pub mod tableaux;
 
 pub use diagnostics::Diagnostics;
 pub use error::{InitError, SolveError};
