@@ -31,6 +31,8 @@ pub mod schemes;
 pub mod solve;
 mod state;
 pub mod step;
+/// Butcher tableaux as cited data, with their order conditions tested.
+pub mod tableaux;
 
 pub use diagnostics::Diagnostics;
 pub use error::{InitError, SolveError};
