@@ -12,7 +12,7 @@
 use nalgebra::{SMatrix, SVector};
 
 use super::Tableau;
-use crate::lu::Lu;
+use crate::solve::lu::Lu;
 
 impl<const S: usize> Tableau<S> {
     /// `lim_{z→∞} e_sᵀ(I − zA)⁻¹𝟙` for a tableau with an explicit first stage
