@@ -2,7 +2,7 @@
 //! each with the reason it exists; errors land on the user's token.
 use crate::errors::Errors;
 use crate::ir::Model;
-use crate::schemes::{constant_inverse, is_constant, mass_matrix};
+use crate::schemes::{constant_inverse, is_constant, mass_matrix, SchemeKind};
 
 /// Runs every check, reporting all failures together.
 pub fn check(model: &mut Model) -> syn::Result<()> {
@@ -10,7 +10,33 @@ pub fn check(model: &mut Model) -> syn::Result<()> {
     quadratic_invariants(model, &mut errors);
     constant_mass_matrix(model, &mut errors);
     quadratic_constraints(model, &mut errors);
+    unconstrained_only(model, &mut errors);
     errors.finish()
+}
+
+/// The partitioned Runge–Kutta family is built for unconstrained models so far; its
+/// holonomic and nonholonomic forms (spec 002 S2–S4) are planned, and running the
+/// unconstrained scheme on a constrained model would silently ignore the constraints.
+fn unconstrained_only(model: &Model, errors: &mut Errors) {
+    if model.constraints.is_empty() {
+        return;
+    }
+    for req in model
+        .schemes
+        .iter()
+        .filter(|s| !s.kind.supports_constraints())
+    {
+        // error: scheme `LobattoIIIAIIIB` does not support holonomic constraints yet ...
+        errors.push(
+            req.span,
+            format!(
+                "scheme `{}` does not support holonomic constraints yet (the constrained \
+                 Lobatto IIIA–IIIB schemes of spec 002 S2–S4 are planned); remove the \
+                 `holonomic` block or use a GGL scheme such as `GglEm`",
+                req.kind.name()
+            ),
+        );
+    }
 }
 
 /// A declared invariant enters the energy–momentum schemes' discrete gradient as
@@ -98,12 +124,10 @@ fn quadratic_constraints(model: &Model, errors: &mut Errors) {
         return;
     };
     let is_q = |v| model.is_q(v);
-    let others: Vec<&str> = crate::schemes::SchemeKind::names()
+    let others: Vec<&str> = SchemeKind::ALL
         .into_iter()
-        .filter(|n| {
-            crate::schemes::SchemeKind::from_name(n)
-                .is_some_and(|k| !k.needs_quadratic_constraints())
-        })
+        .filter(|k| !k.needs_quadratic_constraints() && k.supports_constraints())
+        .map(SchemeKind::name)
         .collect();
     let alternative = if others.is_empty() {
         String::new()

@@ -106,7 +106,28 @@ pub struct ModelAst {
     pub holonomic: Vec<(Ident, Expr)>,
     pub invariants: Vec<(Ident, Expr)>,
     pub momentum: Vec<(Ident, Expr)>,
-    pub schemes: Vec<Ident>,
+    pub schemes: Vec<SchemeAst>,
+}
+
+/// `GglEm` or `LobattoIIIAIIIB(3)`: a scheme's marker name and, for families with a
+/// stage count, the count.
+pub struct SchemeAst {
+    pub name: Ident,
+    pub stages: Option<syn::LitInt>,
+}
+
+impl Parse for SchemeAst {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name: Ident = input.parse()?;
+        let stages = if input.peek(syn::token::Paren) {
+            let inner;
+            syn::parenthesized!(inner in input);
+            Some(inner.parse()?)
+        } else {
+            None
+        };
+        Ok(SchemeAst { name, stages })
+    }
 }
 
 /// `/// doc` `name = default`
@@ -306,7 +327,7 @@ impl Parse for ModelAst {
                 set_once(&mut mom, v, k.span, "momentum")?;
             } else if la.peek(kw::schemes) {
                 let k = body.parse::<kw::schemes>()?;
-                let v = braced_list::<Ident>(&body)?;
+                let v = braced_list::<SchemeAst>(&body)?;
                 set_once(&mut schemes, v, k.span, "schemes")?;
             } else {
                 // error: `forces` blocks are not supported yet; a model body contains ...

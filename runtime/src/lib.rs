@@ -26,6 +26,7 @@ mod diagnostics;
 mod error;
 pub mod families;
 mod integrator;
+pub mod kernels;
 mod model;
 pub mod schemes;
 pub mod solve;
@@ -38,9 +39,10 @@ pub use diagnostics::Diagnostics;
 pub use error::{InitError, SolveError};
 pub use families::ggl::DiscreteSystem;
 pub use integrator::Integrator;
+pub use kernels::PointKernels;
 pub use model::{Model, MomentumMaps, Parameters, Real, SchemeInfo, UnknownParameter};
 pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
-pub use state::{Consistency, GglState, NodeValues};
+pub use state::{Consistency, GglState, NodeValues, PhaseState};
 pub use step::{Guess, Step, StepOptions};
 
 /// Re-exports of the linear-algebra types the generated code and users need.
@@ -50,10 +52,11 @@ pub use nalgebra::{SMatrix, SVector};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::families;
+    pub use crate::kernels::PointKernels;
     pub use crate::model::{Model, MomentumMaps, Parameters, Real, UnknownParameter};
     pub use crate::schemes;
     pub use crate::solve::{StepReport, Storage, Workspace};
-    pub use crate::state::GglState;
+    pub use crate::state::{GglState, PhaseState};
     pub use crate::step::{Block, Guess, Step, StepOptions};
     pub use crate::SolveError;
     pub use nalgebra::{SMatrix, SVector};

@@ -12,7 +12,7 @@ pub use expr::cross;
 use expr::{symmetry, Lowerer, Scope, Val};
 use names::{report, Kind, Names, Sym};
 
-use crate::dsl::{CoordAst, ModelAst, ParamAst};
+use crate::dsl::{CoordAst, ModelAst, ParamAst, SchemeAst};
 use crate::errors::Errors;
 use crate::ir::{
     Constraint, Coord, CoordKind, Invariant, Model, Momentum, Param, Role, SchemeRequest,
@@ -403,21 +403,25 @@ fn momenta(lw: &mut Lowerer, errors: &mut Errors, momentum: &[(Ident, Expr)]) ->
 }
 
 /// The requested schemes, by marker name.
-fn schemes(errors: &mut Errors, schemes: &[Ident]) -> Vec<SchemeRequest> {
+fn schemes(errors: &mut Errors, schemes: &[SchemeAst]) -> Vec<SchemeRequest> {
     let mut out = Vec::new();
     for s in schemes {
-        match SchemeKind::from_name(&s.to_string()) {
-            Some(kind) => out.push(SchemeRequest {
+        let stages = match &s.stages {
+            None => None,
+            Some(lit) => match lit.base10_parse::<usize>() {
+                Ok(n) => Some(n),
+                Err(e) => {
+                    errors.push(lit.span(), e.to_string());
+                    continue;
+                }
+            },
+        };
+        match SchemeKind::from_name(&s.name.to_string(), stages) {
+            Ok(kind) => out.push(SchemeRequest {
                 kind,
-                span: s.span(),
+                span: s.name.span(),
             }),
-            None => errors.push(
-                s.span(),
-                format!(
-                    "unknown scheme `{s}`; available schemes: {}",
-                    SchemeKind::names().join(", ")
-                ),
-            ),
+            Err(message) => errors.push(s.name.span(), message),
         }
     }
     out

@@ -2,3 +2,4 @@
 //! equations `model!` emits symbolically ([`ggl`]) get a driver that runs Newton on
 //! the generated residual; stage families are assembled here from point kernels.
 pub mod ggl;
+pub mod prk;

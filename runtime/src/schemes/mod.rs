@@ -27,6 +27,7 @@ mod ggl_theta;
 mod ggl_vi_a;
 mod ggl_vi_b;
 mod ggl_vi_s;
+mod lobatto_iiia_iiib;
 
 pub use ggl_em::GglEm;
 pub use ggl_em_g::GglEmG;
@@ -34,3 +35,4 @@ pub use ggl_theta::{GglThetaA, GglThetaB};
 pub use ggl_vi_a::GglViA;
 pub use ggl_vi_b::GglViB;
 pub use ggl_vi_s::GglViS;
+pub use lobatto_iiia_iiib::LobattoIIIAIIIB;

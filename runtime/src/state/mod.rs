@@ -2,9 +2,11 @@
 //! diagnostics and output read the values at a node.
 mod consistent;
 mod ggl;
+mod phase;
 
 pub use consistent::Consistency;
 pub use ggl::GglState;
+pub use phase::PhaseState;
 
 use nalgebra::SVector;
 

@@ -5,15 +5,17 @@ use quote::{format_ident, quote};
 
 use crate::ir::{Model, Role, Symmetry};
 use crate::lower::cross;
-use crate::schemes::{mass_matrix, Template};
+use crate::schemes::{mass_matrix, SchemeKind, Template};
+
+mod kernels;
 use crate::sym::{emit::emit, Id, VarId};
 
 /// The hidden runtime module every path of the generated code goes through.
-fn private() -> TokenStream {
+pub(crate) fn private() -> TokenStream {
     quote!(::livens::__private)
 }
 
-fn lit(i: usize) -> Literal {
+pub(crate) fn lit(i: usize) -> Literal {
     Literal::usize_unsuffixed(i)
 }
 
@@ -47,12 +49,12 @@ fn var_expr(model: &Model, v: VarId) -> TokenStream {
 }
 
 /// Statements computing `outputs`, and the names of their values.
-fn block(model: &Model, outputs: &[Id]) -> (TokenStream, Vec<TokenStream>) {
+pub(crate) fn block(model: &Model, outputs: &[Id]) -> (TokenStream, Vec<TokenStream>) {
     let b = emit(&model.graph, outputs, &|v| var_expr(model, v), &private());
     (b.stmts, b.values)
 }
 
-fn svector(n: usize, values: &[TokenStream]) -> TokenStream {
+pub(crate) fn svector(n: usize, values: &[TokenStream]) -> TokenStream {
     let p = private();
     let n = lit(n);
     quote!(#p::SVector::<T, #n>::from([#(#values),*]))
@@ -315,11 +317,19 @@ pub fn expand(model: &mut Model) -> TokenStream {
     });
 
     // ---- schemes -------------------------------------------------------------------------
+    out.extend(kernels::point_kernels(model));
     let kinds: Vec<_> = model.schemes.iter().map(|s| s.kind).collect();
     for kind in kinds {
-        let template = kind.template(model);
         let marker = format_ident!("{}", kind.name());
-        out.extend(scheme_impl(model, &template, quote!(#p::schemes::#marker)));
+        match (kind, kind.template(model)) {
+            (_, Some(template)) => {
+                out.extend(scheme_impl(model, &template, quote!(#p::schemes::#marker)));
+            }
+            (SchemeKind::LobattoIIIAIIIB(stages), None) => {
+                out.extend(kernels::prk_step(model, stages));
+            }
+            (kind, None) => unreachable!("{kind:?} has neither a template nor a family"),
+        }
     }
     debug_assert!(model.graph.check_memo(), "no two ids for one node");
     out

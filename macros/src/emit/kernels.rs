@@ -1,0 +1,121 @@
+//! Emission of the point kernels (`PointKernels`: `D₁L`, `D₂L` and the second
+//! derivatives of `L` at one point) and of the `Step` impls of the families the runtime
+//! assembles from them. Their size depends on the model only, never on a stage count.
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{block, lit, private, svector};
+use crate::ir::Model;
+use crate::sym::Id;
+
+/// Statements writing the `rows × cols` matrix `entries[r][c]` into column storage
+/// `out` (`out[c][r]`): zero everything, then the structurally nonzero entries.
+fn columns_body(model: &Model, entries: &[Vec<Id>]) -> TokenStream {
+    let p = private();
+    let nonzero: Vec<(usize, usize, Id)> = entries
+        .iter()
+        .enumerate()
+        .flat_map(|(r, row)| row.iter().enumerate().map(move |(c, &e)| (r, c, e)))
+        .filter(|&(_, _, e)| !model.graph.is_zero(e))
+        .collect();
+    let ids: Vec<Id> = nonzero.iter().map(|&(_, _, e)| e).collect();
+    let (stmts, vals) = block(model, &ids);
+    let writes = nonzero.iter().zip(&vals).map(|(&(r, c, _), val)| {
+        let (r, c) = (lit(r), lit(c));
+        quote!(out[#c][#r] = #val;)
+    });
+    quote! {
+        #stmts
+        #p::zero_matrix(out);
+        #(#writes)*
+    }
+}
+
+/// `impl PointKernels<T, D>`: `l_q`, `l_v`, `l_qq`, `l_qv`, `l_vv`.
+pub fn point_kernels(model: &mut Model) -> TokenStream {
+    let p = private();
+    let d = model.dim();
+    let dl = lit(d);
+    let (qv, vv) = (model.q.clone(), model.v.clone());
+    let l = model.lagrangian;
+    let l_q = model.graph.gradient(l, &qv);
+    let l_v = model.graph.gradient(l, &vv);
+    let l_qq: Vec<Vec<Id>> = l_q.iter().map(|&e| model.graph.gradient(e, &qv)).collect();
+    let l_qv: Vec<Vec<Id>> = l_q.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
+    let l_vv: Vec<Vec<Id>> = l_v.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
+    let vector = |model: &Model, es: &[Id]| {
+        let (s, v) = block(model, es);
+        let vec = svector(es.len(), &v);
+        quote!(#s #vec)
+    };
+    let (l_q, l_v) = (vector(model, &l_q), vector(model, &l_v));
+    let (l_qq, l_qv, l_vv) = (
+        columns_body(model, &l_qq),
+        columns_body(model, &l_qv),
+        columns_body(model, &l_vv),
+    );
+    let name = &model.name;
+    let vec = quote!(#p::SVector<T, #dl>);
+    quote! {
+        #[allow(unused_variables, clippy::all)]
+        impl<T: #p::Real> #p::PointKernels<T, #dl> for #name<T> {
+            #[inline]
+            fn l_q(&self, q: &#vec, v: &#vec) -> #vec {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #l_q
+            }
+            #[inline]
+            fn l_v(&self, q: &#vec, v: &#vec) -> #vec {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #l_v
+            }
+            #[inline]
+            fn l_qq(&self, q: &#vec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #l_qq
+            }
+            #[inline]
+            fn l_qv(&self, q: &#vec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #l_qv
+            }
+            #[inline]
+            fn l_vv(&self, q: &#vec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #l_vv
+            }
+        }
+    }
+}
+
+/// `impl Step<T, LobattoIIIAIIIB<S>>`: the sizes (`N = S·D` stage velocities) handed to
+/// the runtime's partitioned Runge–Kutta driver.
+pub fn prk_step(model: &Model, stages: usize) -> TokenStream {
+    let p = private();
+    let d = model.dim();
+    let (dl, sl, nl) = (lit(d), lit(stages), lit(stages * d));
+    let name = &model.name;
+    let marker = quote!(#p::schemes::LobattoIIIAIIIB<#sl>);
+    quote! {
+        impl<T: #p::Real> #p::Step<T, #marker> for #name<T> {
+            type State = #p::PhaseState<T, #dl>;
+            type Workspace<K: #p::Storage> = #p::families::prk::PrkWorkspace<T, #sl, #dl, #nl, K>;
+
+            fn workspace<K: #p::Storage>(&self, scheme: &#marker) -> Self::Workspace<K> {
+                #p::families::prk::PrkWorkspace::lobatto()
+            }
+
+            #[inline]
+            fn step<K: #p::Storage>(
+                &self,
+                scheme: &#marker,
+                h: T,
+                state: &Self::State,
+                workspace: &mut Self::Workspace<K>,
+                options: &#p::StepOptions<T>,
+            ) -> ::core::result::Result<(Self::State, #p::StepReport<T>), #p::SolveError<T>> {
+                #p::families::prk::step(self, scheme, h, state, workspace, options)
+            }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! Point kernels: the model's derivatives at one point `(q, v)`, emitted by `model!` for
+//! every model. Stage families assemble their step equations from them, so the emitted
+//! code does not grow with the number of stages.
+use nalgebra::SVector;
+
+use crate::model::Real;
+
+/// First and second derivatives of the Lagrangian at a point, for the runtime-assembled
+/// families (spec 002 §4.9 lists what each scheme needs).
+///
+/// Matrices are written into caller-provided column storage (`out[j][i]` is row `i`,
+/// column `j`; every entry is written), so a family keeps them in its workspace, which
+/// may be on the heap, and nothing `D × D` passes over the stack.
+pub trait PointKernels<T: Real, const D: usize> {
+    /// `D₁L = ∂L/∂q`.
+    fn l_q(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D>;
+    /// `D₂L = ∂L/∂v`.
+    fn l_v(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D>;
+    /// `D₁₁L`: `out[j][i] = ∂²L/∂qᵢ∂qⱼ`.
+    fn l_qq(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
+    /// `D₁₂L`: `out[j][i] = ∂²L/∂qᵢ∂vⱼ`, the derivative of `D₁L` with respect to `v`
+    /// (its transpose is the derivative of `D₂L` with respect to `q`).
+    fn l_qv(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
+    /// `D₂₂L`, the mass matrix: `out[j][i] = ∂²L/∂vᵢ∂vⱼ`.
+    fn l_vv(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
+}
