@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{block, lit, private, svector};
+use super::{block, lit, private, step_impl, svector};
 use crate::ir::Model;
 use crate::sym::Id;
 
@@ -94,28 +94,13 @@ pub fn prk_step(model: &Model, stages: usize) -> TokenStream {
     let p = private();
     let d = model.dim();
     let (dl, sl, nl) = (lit(d), lit(stages), lit(stages * d));
-    let name = &model.name;
     let marker = quote!(#p::schemes::LobattoIIIAIIIB<#sl>);
-    quote! {
-        impl<T: #p::Real> #p::Step<T, #marker> for #name<T> {
-            type State = #p::PhaseState<T, #dl>;
-            type Workspace<K: #p::Storage> = #p::families::prk::PrkWorkspace<T, #sl, #dl, #nl, K>;
-
-            fn workspace<K: #p::Storage>(&self, scheme: &#marker) -> Self::Workspace<K> {
-                #p::families::prk::PrkWorkspace::lobatto()
-            }
-
-            #[inline]
-            fn step<K: #p::Storage>(
-                &self,
-                scheme: &#marker,
-                h: T,
-                state: &Self::State,
-                workspace: &mut Self::Workspace<K>,
-                options: &#p::StepOptions<T>,
-            ) -> ::core::result::Result<(Self::State, #p::StepReport<T>), #p::SolveError<T>> {
-                #p::families::prk::step(self, scheme, h, state, workspace, options)
-            }
-        }
-    }
+    step_impl(
+        model,
+        &marker,
+        &quote!(#p::PhaseState<T, #dl>),
+        &quote!(#p::families::prk::PrkWorkspace<T, #sl, #dl, #nl, K>),
+        &quote!(#p::families::prk::PrkWorkspace::lobatto()),
+        &quote!(#p::families::prk::step),
+    )
 }

@@ -424,6 +424,14 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
     };
     let name = &model.name;
     let state = quote!(#p::GglState<T, #dl, #ml>);
+    let step = step_impl(
+        model,
+        &marker,
+        &state,
+        &quote!(#p::Workspace<T, #nl, K>),
+        &quote!(#p::Workspace::new()),
+        &quote!(#p::families::ggl::step),
+    );
     quote! {
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #p::families::ggl::DiscreteSystem<T, #marker, #dl, #ml, #nl> for #name<T> {
@@ -475,12 +483,29 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
             }
         }
 
+        #step
+    }
+}
+
+/// `impl Step<T, Scheme>` for the model: the scheme's state and workspace types with
+/// the sizes filled in, and `step` delegating to the family's driver.
+pub(crate) fn step_impl(
+    model: &Model,
+    marker: &TokenStream,
+    state: &TokenStream,
+    workspace: &TokenStream,
+    new_workspace: &TokenStream,
+    driver: &TokenStream,
+) -> TokenStream {
+    let p = private();
+    let name = &model.name;
+    quote! {
         impl<T: #p::Real> #p::Step<T, #marker> for #name<T> {
             type State = #state;
-            type Workspace<K: #p::Storage> = #p::Workspace<T, #nl, K>;
+            type Workspace<K: #p::Storage> = #workspace;
 
             fn workspace<K: #p::Storage>(&self, scheme: &#marker) -> Self::Workspace<K> {
-                #p::Workspace::new()
+                #new_workspace
             }
 
             #[inline]
@@ -492,7 +517,7 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
                 workspace: &mut Self::Workspace<K>,
                 options: &#p::StepOptions<T>,
             ) -> ::core::result::Result<(Self::State, #p::StepReport<T>), #p::SolveError<T>> {
-                #p::families::ggl::step(self, scheme, h, state, workspace, options)
+                #driver(self, scheme, h, state, workspace, options)
             }
         }
     }

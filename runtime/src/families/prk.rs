@@ -66,6 +66,32 @@ impl<T: Real, const S: usize, const D: usize, const N: usize, K: Storage>
     }
 }
 
+impl<T: Real, const S: usize, const D: usize, const N: usize, K: Storage>
+    PrkWorkspace<T, S, D, N, K>
+{
+    /// Newton's workspace, and the stage equations at `(q⁰, p⁰)` over the rest.
+    fn split<'w, 's, Mdl>(
+        &'w mut self,
+        model: &'s Mdl,
+        h: T,
+        q0: &'s SVector<T, D>,
+        p0: &'s SVector<T, D>,
+    ) -> (&'w mut Workspace<T, N, K>, Stages<'s, T, Mdl, S, D, K>)
+    where
+        'w: 's,
+    {
+        let system = Stages {
+            model,
+            tableau: &self.tableau,
+            kernels: &mut self.kernels,
+            h,
+            q0,
+            p0,
+        };
+        (&mut self.newton, system)
+    }
+}
+
 /// Stage values of an iterate: `Qⁱ` and `Vⁱ` for every stage.
 fn stages<T: Real, const S: usize, const D: usize, const N: usize>(
     tableau: &PartitionedTableau<S>,
@@ -199,19 +225,7 @@ where
     Mdl: PointKernels<T, D>,
     K: Storage,
 {
-    let PrkWorkspace {
-        newton,
-        tableau,
-        kernels,
-    } = ws;
-    let mut system = Stages {
-        model,
-        tableau,
-        kernels,
-        h,
-        q0,
-        p0,
-    };
+    let (newton, mut system) = ws.split(model, h, q0, p0);
     system.residual_and_jacobian(x, r, newton.jac.borrow_mut());
     newton.jac.borrow()
 }
@@ -232,25 +246,14 @@ where
     Mdl: PointKernels<T, D>,
     K: Storage,
 {
-    let PrkWorkspace {
-        newton,
-        tableau,
-        kernels,
-    } = ws;
+    let (newton, mut system) = ws.split(model, h, &state.q, &state.p);
     for i in 0..S {
         for k in 0..D {
             newton.x[i * D + k] = state.v[k];
         }
     }
-    let mut system = Stages {
-        model,
-        tableau,
-        kernels,
-        h,
-        q0: &state.q,
-        p0: &state.p,
-    };
     let report = solve::solve(newton, &options.newton, &mut system)?;
+    let tableau = system.tableau;
     let (q, v) = stages(tableau, h, &state.q, &newton.x);
     let (mut q1, mut p1) = (state.q, state.p);
     for j in 0..S {
