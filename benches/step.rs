@@ -1,6 +1,8 @@
-//! Cost of ONE time step for each model × scheme of the GGL paper: the pendulum, the
-//! Lagrange top and the four-particle system, each with VI-S, VI-A, VI-B, EM and EM-G
-//! (`pendulum/GglEm`, `top/GglViA`, `four_particles/GglEmG`, ...).
+//! Cost of ONE time step for each model × scheme: the pendulum, the Lagrange top and
+//! the four-particle system, each with every scheme its `model!` declares
+//! (`pendulum/GglEm`, `top/GglViA`, `four_particles/GglEmG`, ...). The list is read from
+//! the models' declarations ([`DeclaredSchemes`]), so a scheme a model declares is
+//! benchmarked without an edit here.
 //!
 //! Every measured iteration is a real `Integrator::step` from a realistic state: the
 //! integrator marches along the paper's trajectory from the model's initial state and
@@ -19,23 +21,23 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use livens::prelude::*;
+use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{FourParticles, LagrangeTop, Pendulum3d};
 
 /// Steps after which the integrator restarts from the initial state.
 const RESET: u32 = 1000;
 
-/// Benchmarks one step of `model` with `scheme` as `<group>/<S::LABEL-ish name>`.
-fn bench_scheme<Mdl, S, const D: usize, const M: usize>(
+/// Benchmarks one step of `model` with `scheme` as `<group>/<scheme_name>`.
+fn bench_scheme<Mdl, S>(
     c: &mut Criterion,
     group: &str,
     scheme_name: &str,
     model: Mdl,
     scheme: S,
     h: f64,
-    initial: GglState<f64, D, M>,
+    initial: Mdl::State,
 ) where
-    Mdl: Step<f64, S, State = GglState<f64, D, M>> + Model<f64, D, M> + Clone,
-    S: SchemeInfo + Clone,
+    Mdl: Step<f64, S>,
 {
     let id = format!("{group}/{scheme_name}");
     let mut sim = Integrator::new(model, scheme, h, initial);
@@ -80,14 +82,58 @@ fn bench_scheme<Mdl, S, const D: usize, const M: usize>(
     );
 }
 
-/// One benchmark per scheme of the GGL paper for `model` in group `group`.
-macro_rules! every_scheme {
-    ($c:expr, $group:literal, $model:expr, $h:expr, $initial:expr) => {
-        every_scheme!(@each $c, $group, $model, $h, $initial; GglViS, GglViA, GglViB, GglEm, GglEmG)
-    };
-    (@each $c:expr, $group:literal, $model:expr, $h:expr, $initial:expr; $($scheme:ident),*) => {
-        $(bench_scheme($c, $group, stringify!($scheme), $model, $scheme, $h, $initial);)*
-    };
+/// One benchmark per scheme a model declares, all from the model's initial node.
+struct EveryScheme<'c, Mdl, const D: usize, const M: usize> {
+    c: &'c mut Criterion,
+    group: &'static str,
+    model: Mdl,
+    h: f64,
+    node: GglState<f64, D, M>,
+}
+
+impl<Mdl: Clone, const D: usize, const M: usize> SchemeVisitor<f64, Mdl, D, M>
+    for EveryScheme<'_, Mdl, D, M>
+{
+    fn visit<S>(&mut self, scheme: S)
+    where
+        S: SchemeInfo,
+        Mdl: Step<f64, S>,
+        <Mdl as Step<f64, S>>::State: NodeValues<f64, D> + FromNode<f64, D, M>,
+    {
+        let name = match S::STAGES {
+            Some(s) => format!("{}({s})", S::NAME),
+            None => S::NAME.to_owned(),
+        };
+        let initial = FromNode::from_node(&self.node);
+        bench_scheme(
+            self.c,
+            self.group,
+            &name,
+            self.model.clone(),
+            scheme,
+            self.h,
+            initial,
+        );
+    }
+}
+
+/// Benchmarks every scheme `model` declares in group `group`.
+fn every_scheme<Mdl, const D: usize, const M: usize>(
+    c: &mut Criterion,
+    group: &'static str,
+    model: Mdl,
+    h: f64,
+    node: GglState<f64, D, M>,
+) where
+    Mdl: DeclaredSchemes<f64, D, M> + Clone,
+{
+    Mdl::visit_schemes(&mut EveryScheme {
+        c,
+        group,
+        model,
+        h,
+        node,
+    });
 }
 
 fn pendulum(c: &mut Criterion) {
@@ -95,13 +141,13 @@ fn pendulum(c: &mut Criterion) {
     let initial = model
         .initial_state()
         .expect("paper's pendulum data are consistent");
-    every_scheme!(c, "pendulum", model, Pendulum3d::DEFAULT_STEP, initial);
+    every_scheme(c, "pendulum", model, Pendulum3d::DEFAULT_STEP, initial);
 }
 
 fn top(c: &mut Criterion) {
     let model = LagrangeTop::new();
     let initial = model.initial_state().expect("paper's top data project");
-    every_scheme!(c, "top", model, LagrangeTop::DEFAULT_STEP, initial);
+    every_scheme(c, "top", model, LagrangeTop::DEFAULT_STEP, initial);
 }
 
 fn four_particles(c: &mut Criterion) {
@@ -109,12 +155,12 @@ fn four_particles(c: &mut Criterion) {
     let initial = model
         .initial_state()
         .expect("paper's four-particle data are consistent");
-    every_scheme!(
+    every_scheme(
         c,
         "four_particles",
         model,
         FourParticles::DEFAULT_STEP,
-        initial
+        initial,
     );
 }
 

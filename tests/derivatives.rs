@@ -27,7 +27,10 @@ use std::fmt::Debug;
 
 use livens::schemes::*;
 use livens::step::{block_of, Block};
-use livens::{DiscreteSystem, GglState, Model, SMatrix, SVector, SchemeInfo};
+use livens::{
+    DeclaredSchemes, DiscreteSystem, FromNode, GglState, Model, SMatrix, SVector, SchemeInfo,
+    SchemeVisitor, Step,
+};
 use livens_models::{FourParticles, LagrangeTop, Pendulum3d};
 use num_dual::{Dual64, HyperDual64};
 
@@ -587,6 +590,199 @@ fn four_particles_scheme_jacobians() {
 fn lagrange_top_scheme_jacobians() {
     all_schemes!(scheme_jacobian, LagrangeTop<f64>, 12, 9, 0x5EED_0005);
 }
+
+// ---------------------------------------------------------------------------------------
+// Every declared scheme, through `Step::equations`
+// ---------------------------------------------------------------------------------------
+
+/// An unconstrained model with a configuration-dependent mass matrix (a double pendulum
+/// in joint angles) that declares the assembled family, so that its Jacobian is under
+/// the same oracles as the symbolic ones.
+mod angles {
+    livens::model! {
+        pub struct DoublePendulum {
+            params { m1 = 1.0, m2 = 0.7, l1 = 1.0, l2 = 0.8, g = 9.81 }
+            coords { a: Scalar, b: Scalar }
+            kinetic = 0.5 * (m1 + m2) * l1 * l1 * a_dot * a_dot
+                + 0.5 * m2 * l2 * l2 * b_dot * b_dot
+                + m2 * l1 * l2 * cos(a - b) * a_dot * b_dot;
+            potential = -(m1 + m2) * g * l1 * cos(a) - m2 * g * l2 * cos(b);
+            schemes { LobattoIIIAIIIB(2), LobattoIIIAIIIB(3) }
+        }
+    }
+}
+use angles::DoublePendulum;
+fixture!(DoublePendulum, 2, 0, [m1, m2, l1, l2, g]);
+
+/// Points per scheme of the declared-scheme oracles.
+const EQUATION_POINTS: usize = 40;
+
+/// Checks `Step::equations` of every scheme a model declares, found through
+/// `DeclaredSchemes`: a scheme declared by a model is checked here without an edit. The
+/// model is evaluated in `Dual64` throughout: the real parts of its Jacobian are the
+/// generated (or assembled) `f64` Jacobian (dual arithmetic does the same IEEE
+/// operations on them), the `ε` parts of the residual with `ε = 1` on `xⱼ` are the dual
+/// oracle's column `j`, and central differences of the real parts are the third
+/// opinion.
+struct EquationOracles<'r, F> {
+    rng: &'r mut Rng,
+    name: &'static str,
+    _fixture: core::marker::PhantomData<F>,
+}
+
+impl<F, const D: usize, const M: usize> SchemeVisitor<Dual64, F::Dual, D, M>
+    for EquationOracles<'_, F>
+where
+    F: Fixture<D, M>,
+{
+    fn visit<S>(&mut self, scheme: S)
+    where
+        S: SchemeInfo + Debug,
+        F::Dual: Step<Dual64, S>,
+        <F::Dual as Step<Dual64, S>>::State: FromNode<Dual64, D, M>,
+    {
+        let layout = <F::Dual as Step<Dual64, S>>::UNKNOWNS;
+        let n: usize = layout.iter().map(|b| b.len).sum();
+        let stages = S::STAGES.map_or_else(String::new, |s| format!("<{s}>"));
+        let what_scheme = format!("{}/{scheme:?}{stages}", self.name);
+        let mut t_dual = Tally::new("equations: jac vs dual ∂R/∂x", DUAL_TOL);
+        let mut t_fd = Tally::new("equations: jac vs central differences of R", FD_TOL);
+        let q1 = layout.iter().find(|b| b.name == "q1").map(|b| b.offset);
+        let rng = &mut *self.rng;
+        for i in 0..EQUATION_POINTS {
+            let model = model_at::<F, D, M>(rng, i).to_dual();
+            let node = rng.state::<D, M>().map(Dual64::from_re);
+            let state =
+                <<F::Dual as Step<Dual64, S>>::State as FromNode<Dual64, D, M>>::from_node(&node);
+            let h = Dual64::from_re(rng.step());
+            let mut ws = model.workspace::<livens::solve::Inline>(&scheme);
+            let mut x: Vec<f64> = (0..n).map(|_| rng.uniform(-1.5, 1.5)).collect();
+            // As in `scheme_jacobian`: some points take the discrete gradients'
+            // small-increment branch, where only the dual oracle applies.
+            let small_increment = q1.is_some() && i % 4 == 3;
+            if let (Some(o), true) = (q1, small_increment) {
+                for k in 0..D {
+                    x[o + k] = node.q[k].re + 1e-8 * rng.uniform(-1.0, 1.0);
+                }
+            }
+            let mut eval = |x: &[Dual64]| {
+                let (mut r, mut jac) = (
+                    vec![Dual64::from_re(f64::NAN); n],
+                    vec![Dual64::from_re(f64::NAN); n * n],
+                );
+                model
+                    .equations(&scheme, h, &state, &mut ws, x, &mut r, &mut jac)
+                    .expect("lengths from UNKNOWNS");
+                (r, jac)
+            };
+            let xd: Vec<Dual64> = x.iter().map(|&v| Dual64::from_re(v)).collect();
+            let (r, jac) = eval(&xd);
+            let r_scale = r.iter().fold(0.0_f64, |m, v| m.max(v.re.abs()));
+            for j in 0..n {
+                let mut seeded = xd.clone();
+                seeded[j].eps = 1.0;
+                let (rd, _) = eval(&seeded);
+                let delta = FD_STEP * x[j].abs().max(1.0);
+                let (mut plus, mut minus) = (xd.clone(), xd.clone());
+                plus[j].re += delta;
+                minus[j].re -= delta;
+                let step = plus[j].re - minus[j].re;
+                let (rp, _) = eval(&plus);
+                let (rm, _) = eval(&minus);
+                let scale = rd.iter().fold(0.0_f64, |m, v| m.max(v.eps.abs()));
+                for k in 0..n {
+                    let got = jac[j * n + k].re;
+                    let what = || {
+                        let (row, a) = block_of(layout, k).expect("in layout");
+                        let (col, b) = block_of(layout, j).expect("in layout");
+                        format!(
+                            "{what_scheme} point {i}: ∂R({})[{a}]/∂{}[{b}]",
+                            row.name, col.name
+                        )
+                    };
+                    t_dual.check(got, rd[k].eps, scale, what);
+                    if !small_increment {
+                        t_fd.check(got, (rp[k].re - rm[k].re) / step, scale.max(r_scale), what);
+                    }
+                }
+            }
+        }
+        println!("--- {what_scheme}: n = {n}, {EQUATION_POINTS} points");
+        t_dual.report();
+        t_fd.report();
+        assert!(
+            t_dual.count > 0 && t_fd.count > 0,
+            "{what_scheme}: nothing checked"
+        );
+    }
+}
+
+impl<'r, F> EquationOracles<'r, F> {
+    fn new<const D: usize, const M: usize>(rng: &'r mut Rng) -> Self
+    where
+        F: Fixture<D, M>,
+    {
+        EquationOracles {
+            rng,
+            name: F::NAME,
+            _fixture: core::marker::PhantomData,
+        }
+    }
+}
+
+/// A test per model: every scheme it declares and, for the GGL models, the θ-methods
+/// with coefficients other than their defaults (VI-A, VI-B), so that the run-time
+/// coefficients are exercised.
+macro_rules! declared_scheme_equations {
+    ($test:ident, $model:ty, $d:literal, $m:literal, $seed:literal $(, $theta:ident)?) => {
+        #[test]
+        fn $test() {
+            type F = $model;
+            let mut rng = Rng::new($seed);
+            let mut oracles = EquationOracles::<F>::new::<$d, $m>(&mut rng);
+            <F as Fixture<$d, $m>>::Dual::visit_schemes(&mut oracles);
+            $(
+                let _ = stringify!($theta);
+                oracles.visit(GglThetaA::new(0.3).expect("valid θ"));
+                oracles.visit(GglThetaB::new(0.7, 0.4).expect("valid θ, ϑ"));
+            )?
+        }
+    };
+}
+
+declared_scheme_equations!(
+    pendulum3d_declared_scheme_equations,
+    Pendulum3d<f64>,
+    3,
+    1,
+    0x5EED_000A,
+    theta
+);
+declared_scheme_equations!(
+    four_particles_declared_scheme_equations,
+    FourParticles<f64>,
+    12,
+    2,
+    0x5EED_000B,
+    theta
+);
+declared_scheme_equations!(
+    lagrange_top_declared_scheme_equations,
+    LagrangeTop<f64>,
+    12,
+    9,
+    0x5EED_000C,
+    theta
+);
+// The assembled family (Lobatto IIIA–IIIB, s = 2 and 3) on a configuration-dependent
+// mass matrix.
+declared_scheme_equations!(
+    double_pendulum_declared_scheme_equations,
+    DoublePendulum<f64>,
+    2,
+    0,
+    0x5EED_000D
+);
 
 // ---------------------------------------------------------------------------------------
 // f32

@@ -14,26 +14,30 @@ pub fn check(model: &mut Model) -> syn::Result<()> {
     errors.finish()
 }
 
-/// The partitioned Runge–Kutta family is built for unconstrained models so far; its
-/// holonomic and nonholonomic forms (spec 002 S2–S4) are planned, and running the
-/// unconstrained scheme on a constrained model would silently ignore the constraints.
+/// A scheme for unconstrained models would silently ignore the constraints. The error
+/// names the schemes of the catalogue that take holonomic constraints.
 fn unconstrained_only(model: &Model, errors: &mut Errors) {
     if model.constraints.is_empty() {
         return;
     }
+    let with_constraints: Vec<&str> = SchemeKind::all()
+        .filter(|k| k.supports_constraints())
+        .map(SchemeKind::name)
+        .collect();
     for req in model
         .schemes
         .iter()
         .filter(|s| !s.kind.supports_constraints())
     {
-        // error: scheme `LobattoIIIAIIIB` does not support holonomic constraints yet ...
+        // error: scheme `LobattoIIIAIIIB` is for unconstrained models ...
         errors.push(
             req.span,
             format!(
-                "scheme `{}` does not support holonomic constraints yet (the constrained \
-                 Lobatto IIIA–IIIB schemes of spec 002 S2–S4 are planned); remove the \
-                 `holonomic` block or use a GGL scheme such as `GglEm`",
-                req.kind.name()
+                "scheme `{}` is for unconstrained models and would ignore the `holonomic` \
+                 block (its constrained forms are not built yet); use a scheme that takes \
+                 holonomic constraints: {}",
+                req.kind.name(),
+                with_constraints.join(", ")
             ),
         );
     }
@@ -124,8 +128,7 @@ fn quadratic_constraints(model: &Model, errors: &mut Errors) {
         return;
     };
     let is_q = |v| model.is_q(v);
-    let others: Vec<&str> = SchemeKind::ALL
-        .into_iter()
+    let others: Vec<&str> = SchemeKind::all()
         .filter(|k| !k.needs_quadratic_constraints() && k.supports_constraints())
         .map(SchemeKind::name)
         .collect();

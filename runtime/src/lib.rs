@@ -22,6 +22,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod declared;
 mod diagnostics;
 mod error;
 pub mod families;
@@ -35,14 +36,16 @@ pub mod step;
 /// Butcher tableaux as cited data, with their order conditions tested.
 pub mod tableaux;
 
+pub use declared::{DeclaredSchemes, SchemeVisitor};
 pub use diagnostics::Diagnostics;
 pub use error::{InitError, SolveError};
 pub use families::ggl::DiscreteSystem;
 pub use integrator::Integrator;
 pub use kernels::PointKernels;
-pub use model::{Model, MomentumMaps, Parameters, Real, SchemeInfo, UnknownParameter};
+pub use model::{Model, MomentumMaps, Parameters, Real, UnknownParameter};
+pub use schemes::info::{Orders, SchemeInfo};
 pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
-pub use state::{Consistency, GglState, NodeValues, PhaseState};
+pub use state::{Consistency, FromNode, GglState, NodeValues, PhaseState};
 pub use step::{Guess, Step, StepOptions};
 
 /// Re-exports of the linear-algebra types the generated code and users need.
@@ -51,13 +54,14 @@ pub use nalgebra::{SMatrix, SVector};
 /// Items used by `model!`-generated code. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::declared::{DeclaredSchemes, SchemeVisitor};
     pub use crate::families;
     pub use crate::kernels::PointKernels;
     pub use crate::model::{Model, MomentumMaps, Parameters, Real, UnknownParameter};
     pub use crate::schemes;
     pub use crate::solve::{StepReport, Storage, Workspace};
     pub use crate::state::{GglState, PhaseState};
-    pub use crate::step::{Block, Guess, Step, StepOptions};
+    pub use crate::step::{Block, Guess, Step, StepOptions, WrongLength};
     pub use crate::SolveError;
     pub use nalgebra::{SMatrix, SVector};
 

@@ -72,15 +72,3 @@ impl core::fmt::Display for UnknownParameter {
 
 #[cfg(feature = "std")]
 impl std::error::Error for UnknownParameter {}
-
-/// Static facts about a scheme, declared once and read by docs, tests and tools.
-pub trait SchemeInfo {
-    /// Short label used in the papers and on the command line, e.g. `EM`.
-    const LABEL: &'static str;
-    /// Convergence order in `q` and `p` stated by the paper (and measured by the tests).
-    const ORDER: u32;
-    /// Whether the scheme conserves the energy to round-off.
-    const CONSERVES_ENERGY: bool;
-    /// Whether the scheme is symplectic.
-    const SYMPLECTIC: bool;
-}

@@ -68,6 +68,10 @@ pub trait Step<T: Real, S>: Sized {
     /// Memory a step needs, with its large matrices kept in storage `K`.
     type Workspace<K: Storage>: Clone + Debug;
 
+    /// The named blocks of one step's unknowns, in order (`q1`, `p1`, … or the stage
+    /// velocities `V1 … Vs`).
+    const UNKNOWNS: &'static [Block];
+
     /// A fresh workspace.
     fn workspace<K: Storage>(&self, scheme: &S) -> Self::Workspace<K>;
 
@@ -81,4 +85,57 @@ pub trait Step<T: Real, S>: Sized {
         workspace: &mut Self::Workspace<K>,
         options: &StepOptions<T>,
     ) -> Result<(Self::State, StepReport<T>), SolveError<T>>;
+
+    /// The step's equations at the unknowns `x` (laid out as [`UNKNOWNS`](Self::UNKNOWNS)):
+    /// writes `R(x)` into `r` and `∂R/∂x` into `jac`, column by column
+    /// (`jac[j * n + i] = ∂Rᵢ/∂xⱼ`). For derivative oracles and diagnostics: `step` does
+    /// not call it. `x` and `r` must have `n` entries and `jac` `n²`, `n` the sum of the
+    /// blocks' lengths; otherwise nothing is written and the error says what was expected.
+    #[allow(clippy::too_many_arguments)]
+    fn equations<K: Storage>(
+        &self,
+        scheme: &S,
+        h: T,
+        state: &Self::State,
+        workspace: &mut Self::Workspace<K>,
+        x: &[T],
+        r: &mut [T],
+        jac: &mut [T],
+    ) -> Result<(), WrongLength>;
 }
+
+/// Slices of the wrong length given to [`Step::equations`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WrongLength {
+    /// The number of unknowns `n`.
+    pub unknowns: usize,
+    /// The lengths given for `x`, `r` and `jac`.
+    pub given: [usize; 3],
+}
+
+impl WrongLength {
+    /// `Ok` if `x`, `r`, `jac` have `n`, `n`, `n²` entries.
+    pub fn check<T>(n: usize, x: &[T], r: &[T], jac: &[T]) -> Result<(), Self> {
+        let given = [x.len(), r.len(), jac.len()];
+        if given == [n, n, n * n] {
+            Ok(())
+        } else {
+            Err(Self { unknowns: n, given })
+        }
+    }
+}
+
+impl core::fmt::Display for WrongLength {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let [x, r, jac] = self.given;
+        write!(
+            f,
+            "the step has {n} unknowns: x and r need {n} entries and jac {}, given {x}, {r} and {jac}",
+            self.unknowns * self.unknowns,
+            n = self.unknowns
+        )
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for WrongLength {}

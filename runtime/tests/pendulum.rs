@@ -6,7 +6,7 @@
 use livens_runtime::families::ggl;
 use livens_runtime::schemes::GglEm;
 use livens_runtime::solve::{Storage, Workspace};
-use livens_runtime::step::Block;
+use livens_runtime::step::{Block, WrongLength};
 use livens_runtime::{
     Consistency, Diagnostics, DiscreteSystem, GglState, Guess, InitError, Integrator, Model,
     NewtonOptions, SMatrix, SVector, SolveError, Step, StepOptions, StepReport,
@@ -203,6 +203,7 @@ impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
 impl Step<f64, GglEm> for Pendulum {
     type State = GglState<f64, 3, 1>;
     type Workspace<K: Storage> = Workspace<f64, 8, K>;
+    const UNKNOWNS: &'static [Block] = <Self as DiscreteSystem<f64, GglEm, 3, 1, 8>>::UNKNOWNS;
 
     fn workspace<K: Storage>(&self, _scheme: &GglEm) -> Workspace<f64, 8, K> {
         Workspace::new()
@@ -217,6 +218,19 @@ impl Step<f64, GglEm> for Pendulum {
         options: &StepOptions<f64>,
     ) -> Result<(Self::State, StepReport<f64>), SolveError<f64>> {
         ggl::step(self, scheme, h, state, workspace, options)
+    }
+
+    fn equations<K: Storage>(
+        &self,
+        scheme: &GglEm,
+        h: f64,
+        state: &Self::State,
+        workspace: &mut Workspace<f64, 8, K>,
+        x: &[f64],
+        r: &mut [f64],
+        jac: &mut [f64],
+    ) -> Result<(), WrongLength> {
+        ggl::equations(self, scheme, h, state, workspace, x, r, jac)
     }
 }
 

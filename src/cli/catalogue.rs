@@ -1,32 +1,42 @@
-//! The models and schemes the command knows, and the dispatch from their names to the
-//! generic [`Integrator`](livens::Integrator) loop in [`run`].
+//! The models the command knows, the schemes each declares, and the dispatch from their
+//! names to the generic [`Integrator`](livens::Integrator) loop in [`run`].
 //!
-//! Adding a model is one line of the table below; adding a scheme is its name in the
-//! braces of every model whose `model!` declares it (the `schemes { … }` line there).
-// Globs, so that a new model or scheme needs no import, only its line in the table.
-use livens::schemes::*;
-use livens::{Model, MomentumMaps, Parameters, SchemeInfo};
+//! Adding a model is one line of the table below. Schemes need no line: each model's
+//! list is read from its `model!` declaration ([`DeclaredSchemes`]) and every scheme of
+//! the library from [`livens::schemes::CATALOGUE`].
+use std::sync::LazyLock;
+
+use livens::schemes::info::{Energy, Entry};
+use livens::schemes::CATALOGUE;
+use livens::Orders;
+use livens::{
+    DeclaredSchemes, FromNode, GglState, Model, MomentumMaps, NodeValues, Parameters, SchemeInfo,
+    SchemeVisitor, Step,
+};
 use livens_models::*;
 
 use super::error::CliError;
 use super::run::{self, Job, Outcome};
 
 catalogue! {
-    // name on the command line => model type { schemes its model! declares }
-    "pendulum" => Pendulum3d { GglViS, GglViA, GglViB, GglEm, GglEmG },
-    "top" => LagrangeTop { GglViS, GglViA, GglViB, GglEm, GglEmG },
-    "four-particles" => FourParticles { GglViS, GglViA, GglViB, GglEm, GglEmG },
+    // name on the command line => model type
+    "pendulum" => Pendulum3d,
+    "top" => LagrangeTop,
+    "four-particles" => FourParticles,
 }
 
-/// One scheme: its marker type's name and its [`SchemeInfo`].
+/// One scheme as the command names it: its marker type (with its stage count) and its
+/// [`SchemeInfo`].
 #[derive(Debug, PartialEq, Eq)]
 pub struct SchemeEntry {
-    /// The marker type's name, e.g. `GglEm`.
-    pub name: &'static str,
+    /// The name on the command line: the marker type's, with the stage count of a
+    /// staged scheme, e.g. `GglEm`, `LobattoIIIAIIIB(3)`.
+    pub name: String,
     /// The papers' label, e.g. `EM`.
-    pub label: &'static str,
-    /// Convergence order.
-    pub order: u32,
+    pub label: String,
+    /// Convergence orders; `None` for a catalogue entry whose orders depend on a stage
+    /// count not yet chosen.
+    pub order: Option<Orders>,
     /// Conserves the energy to round-off.
     pub conserves_energy: bool,
     /// Symplectic.
@@ -34,20 +44,51 @@ pub struct SchemeEntry {
 }
 
 impl SchemeEntry {
-    /// The entry of marker type `S`, named `name`.
-    pub const fn of<S: SchemeInfo>(name: &'static str) -> Self {
+    /// The entry of marker type `S`.
+    pub fn of<S: SchemeInfo>() -> Self {
+        let (name, label) = match S::STAGES {
+            Some(s) => (format!("{}({s})", S::NAME), format!("{} s={s}", S::LABEL)),
+            None => (S::NAME.to_owned(), S::LABEL.to_owned()),
+        };
         Self {
             name,
-            label: S::LABEL,
-            order: S::ORDER,
+            label,
+            order: Some(S::ORDER),
             conserves_energy: S::CONSERVES_ENERGY,
             symplectic: S::SYMPLECTIC,
+        }
+    }
+
+    /// A catalogue row, its stage count (if any) left open as `(s)`.
+    pub fn of_entry(entry: &Entry) -> Self {
+        let name = match entry.stages {
+            Some(_) => format!("{}(s)", entry.name),
+            None => entry.name.to_owned(),
+        };
+        Self {
+            name,
+            label: entry.label.to_owned(),
+            order: None,
+            conserves_energy: entry.energy == Energy::Exact,
+            symplectic: entry.symplectic,
         }
     }
 
     /// `GglEm (EM)`.
     pub fn display(&self) -> String {
         format!("{} ({})", self.name, self.label)
+    }
+
+    /// The order in `q` as `livens list` shows it: `2`, or the catalogue's formula.
+    pub fn order_text(&self) -> String {
+        match self.order {
+            Some(o) if o.q == o.p => o.q.to_string(),
+            Some(o) => format!("q {}, p {}", o.q, o.p),
+            None => CATALOGUE
+                .iter()
+                .find(|e| self.name.starts_with(e.name))
+                .map_or_else(String::new, |e| e.order.q.replace(" * ", "").to_lowercase()),
+        }
     }
 }
 
@@ -58,8 +99,8 @@ pub struct ModelEntry {
     pub name: &'static str,
     /// The model type's name, e.g. `LagrangeTop` (also accepted on the command line).
     pub type_name: &'static str,
-    /// The schemes the model's `model!` declares.
-    pub schemes: &'static [SchemeEntry],
+    /// The schemes the model's `model!` declares, in order.
+    pub schemes: Vec<SchemeEntry>,
     /// Parameter names, for `--param`.
     pub parameters: &'static [&'static str],
     /// The paper's step size.
@@ -102,16 +143,90 @@ impl ModelInfo {
     }
 }
 
+/// Collects the [`SchemeEntry`] of every scheme a model declares.
+struct ListSchemes(Vec<SchemeEntry>);
+
+impl<Mdl, const D: usize, const M: usize> SchemeVisitor<f64, Mdl, D, M> for ListSchemes {
+    fn visit<S>(&mut self, _scheme: S)
+    where
+        S: SchemeInfo,
+        Mdl: Step<f64, S>,
+    {
+        self.0.push(SchemeEntry::of::<S>());
+    }
+}
+
+/// The schemes `Mdl` declares.
+fn declared<Mdl, const D: usize, const M: usize>() -> Vec<SchemeEntry>
+where
+    Mdl: DeclaredSchemes<f64, D, M>,
+{
+    let mut list = ListSchemes(Vec::new());
+    Mdl::visit_schemes(&mut list);
+    list.0
+}
+
+/// Runs the job's scheme when the visitor reaches it.
+struct Simulate<'j, Mdl, const D: usize, const M: usize, const K: usize> {
+    job: &'j Job<'j>,
+    model: Mdl,
+    node: GglState<f64, D, M>,
+    outcome: Option<Result<Outcome, CliError>>,
+}
+
+impl<Mdl, const D: usize, const M: usize, const K: usize> SchemeVisitor<f64, Mdl, D, M>
+    for Simulate<'_, Mdl, D, M, K>
+where
+    Mdl: Model<f64, D, M> + MomentumMaps<f64, D, K> + Clone,
+{
+    fn visit<S>(&mut self, scheme: S)
+    where
+        S: SchemeInfo,
+        Mdl: Step<f64, S>,
+        <Mdl as Step<f64, S>>::State: NodeValues<f64, D> + FromNode<f64, D, M>,
+    {
+        if self.outcome.is_none() && SchemeEntry::of::<S>().name == self.job.scheme.name {
+            let state = FromNode::from_node(&self.node);
+            self.outcome = Some(run::simulate(self.model.clone(), scheme, state, self.job));
+        }
+    }
+}
+
+/// Runs `job` with `model` from `node`: visits the model's schemes, runs the one named.
+fn simulate_declared<Mdl, const D: usize, const M: usize, const K: usize>(
+    model: Mdl,
+    node: GglState<f64, D, M>,
+    job: &Job,
+) -> Result<Outcome, CliError>
+where
+    Mdl: DeclaredSchemes<f64, D, M> + MomentumMaps<f64, D, K> + Clone,
+{
+    let mut run = Simulate::<Mdl, D, M, K> {
+        job,
+        model,
+        node,
+        outcome: None,
+    };
+    Mdl::visit_schemes(&mut run);
+    run.outcome.unwrap_or_else(|| {
+        Err(CliError::Unsupported {
+            model: job.model.name,
+            scheme: job.scheme.name.clone(),
+            supported: scheme_list(&job.model.schemes),
+        })
+    })
+}
+
 /// Expands the table into [`MODELS`]: one [`ModelEntry`] per line, whose `simulate`
-/// calls [`run::simulate`] with the concrete model and scheme types, so that the sizes
-/// `D`, `M`, `N`, `K` are inferred from their unique trait impls.
+/// visits the model's declared schemes and runs [`run::simulate`] on the one named, so
+/// that the sizes `D`, `M`, `K` are inferred from the model's unique trait impls.
 macro_rules! catalogue {
-    ($($name:literal => $model:ident { $($scheme:ident),+ $(,)? }),+ $(,)?) => {
+    ($($name:literal => $model:ident),+ $(,)?) => {
         /// Every model the command runs, in `livens list` order.
-        pub static MODELS: &[ModelEntry] = &[$(ModelEntry {
+        pub static MODELS: LazyLock<Vec<ModelEntry>> = LazyLock::new(|| vec![$(ModelEntry {
             name: $name,
             type_name: stringify!($model),
-            schemes: &[$(SchemeEntry::of::<$scheme>(stringify!($scheme))),+],
+            schemes: declared::<$model, _, _>(),
             parameters: <$model as Parameters<f64>>::PARAMETERS,
             default_step: <$model>::DEFAULT_STEP,
             default_span: <$model>::DEFAULT_SPAN,
@@ -125,19 +240,15 @@ macro_rules! catalogue {
                 fn simulate(job: &Job) -> Result<Outcome, CliError> {
                     let mut model = <$model>::new();
                     set_parameters(&mut model, job)?;
-                    let state = model.initial_state().map_err(|e| CliError::InitialState {
+                    let node = model.initial_state().map_err(|e| CliError::InitialState {
                         model: job.model.name,
                         message: e.to_string(),
                     })?;
-                    $(if job.scheme.name == stringify!($scheme) {
-                        // Markers with run-time coefficients (θ) take their defaults.
-                        return run::simulate(model, <$scheme>::default(), state, job);
-                    })+
-                    Err(CliError::Unsupported { model: job.model, scheme: job.scheme.name })
+                    simulate_declared(model, node, job)
                 }
                 simulate
             },
-        }),+];
+        }),+]);
     };
 }
 // Path-based scope, so that the table at the top can use the macro defined here.
@@ -159,20 +270,17 @@ fn set_parameters<P: Parameters<f64>>(model: &mut P, job: &Job) -> Result<(), Cl
 /// all match.
 fn normalise(name: &str) -> String {
     name.chars()
-        .filter(|c| *c != '-' && *c != '_')
+        .filter(|c| *c != '-' && *c != '_' && *c != ' ')
         .flat_map(char::to_lowercase)
         .collect()
 }
 
 /// The model called `given` (its command-line name or its type name).
 pub fn find_model(given: &str) -> Result<&'static ModelEntry, CliError> {
-    find_model_in(MODELS, given)
+    find_model_in(&MODELS, given)
 }
 
-fn find_model_in(
-    models: &'static [ModelEntry],
-    given: &str,
-) -> Result<&'static ModelEntry, CliError> {
+fn find_model_in<'m>(models: &'m [ModelEntry], given: &str) -> Result<&'m ModelEntry, CliError> {
     let key = normalise(given);
     models
         .iter()
@@ -180,40 +288,31 @@ fn find_model_in(
         .ok_or_else(|| CliError::UnknownModel(given.to_owned()))
 }
 
-/// The scheme called `given` (its marker name or its label), checked against the
-/// schemes `model` supports.
-pub fn find_scheme(
-    model: &'static ModelEntry,
-    given: &str,
-) -> Result<&'static SchemeEntry, CliError> {
+/// The scheme called `given` (its name or its label), checked against the schemes
+/// `model` declares; a scheme of the catalogue the model lacks is "unsupported".
+pub fn find_scheme<'m>(model: &'m ModelEntry, given: &str) -> Result<&'m SchemeEntry, CliError> {
     let key = normalise(given);
-    let matches = |s: &&SchemeEntry| normalise(s.name) == key || normalise(s.label) == key;
-    if let Some(scheme) = model.schemes.iter().find(matches) {
+    let matches = |s: &SchemeEntry| normalise(&s.name) == key || normalise(&s.label) == key;
+    if let Some(scheme) = model.schemes.iter().find(|s| matches(s)) {
         return Ok(scheme);
     }
-    match all_schemes().find(matches) {
+    let base = |s: &str| normalise(s.split('(').next().unwrap_or(s));
+    match all_schemes()
+        .into_iter()
+        .find(|s| matches(s) || base(&s.name) == base(given))
+    {
         Some(scheme) => Err(CliError::Unsupported {
-            model,
+            model: model.name,
             scheme: scheme.name,
+            supported: scheme_list(&model.schemes),
         }),
         None => Err(CliError::UnknownScheme(given.to_owned())),
     }
 }
 
-/// Every scheme of the catalogue, once, in order of first appearance.
-pub fn all_schemes() -> impl Iterator<Item = &'static SchemeEntry> {
-    MODELS
-        .iter()
-        .flat_map(|m| m.schemes.iter())
-        .enumerate()
-        .filter(|(i, s)| {
-            !MODELS
-                .iter()
-                .flat_map(|m| m.schemes.iter())
-                .take(*i)
-                .any(|t| t.name == s.name)
-        })
-        .map(|(_, s)| s)
+/// Every scheme of the library's catalogue, in its order.
+pub fn all_schemes() -> Vec<SchemeEntry> {
+    CATALOGUE.iter().map(|e| SchemeEntry::of_entry(e)).collect()
 }
 
 /// The command-line names of all models.
@@ -222,8 +321,9 @@ pub fn model_names() -> Vec<&'static str> {
 }
 
 /// `GglEm (EM), GglViA (VI-A)`.
-pub fn scheme_list<'a>(schemes: impl Iterator<Item = &'a SchemeEntry>) -> String {
+pub fn scheme_list<'a>(schemes: impl IntoIterator<Item = &'a SchemeEntry>) -> String {
     schemes
+        .into_iter()
         .map(SchemeEntry::display)
         .collect::<Vec<_>>()
         .join(", ")
@@ -242,16 +342,18 @@ mod tests {
     }
 
     /// A model that declares EM only: VI-A is known to the catalogue but unsupported.
-    static EM_ONLY: ModelEntry = ModelEntry {
-        name: "em-only",
-        type_name: "EmOnly",
-        schemes: &[SchemeEntry::of::<GglEm>("GglEm")],
-        parameters: &["m"],
-        default_step: 0.1,
-        default_span: 1.0,
-        describe: no_describe,
-        simulate: no_simulate,
-    };
+    fn em_only() -> ModelEntry {
+        ModelEntry {
+            name: "em-only",
+            type_name: "EmOnly",
+            schemes: vec![SchemeEntry::of::<livens::schemes::GglEm>()],
+            parameters: &["m"],
+            default_step: 0.1,
+            default_span: 1.0,
+            describe: no_describe,
+            simulate: no_simulate,
+        }
+    }
 
     #[test]
     fn names_and_labels_resolve_without_case() {
@@ -275,33 +377,49 @@ mod tests {
         );
         let e = find_scheme(&MODELS[0], "GglXyz").unwrap_err();
         assert!(
-            e.to_string()
-                .contains("valid schemes: GglViS (VI-S), GglViA (VI-A), GglViB (VI-B), GglEm (EM), GglEmG (EM-G)"),
+            e.to_string().contains(
+                "valid schemes: GglViS (VI-S), GglViA (VI-A), GglViB (VI-B), GglThetaA (VI-θA), \
+                 GglThetaB (VI-θB), GglEm (EM), GglEmG (EM-G), LobattoIIIAIIIB(s) (Lobatto IIIA-IIIB)"
+            ),
             "{e}"
         );
     }
 
     #[test]
     fn a_known_scheme_the_model_lacks_is_unsupported() {
-        let e = find_scheme(&EM_ONLY, "VI-A").unwrap_err();
-        assert!(matches!(
-            e,
-            CliError::Unsupported {
-                scheme: "GglViA",
-                ..
-            }
-        ));
+        let model = em_only();
+        let e = find_scheme(&model, "VI-A").unwrap_err();
+        assert!(matches!(&e, CliError::Unsupported { scheme, .. } if scheme == "GglViA"));
         assert_eq!(e.exit_code(), super::super::error::USAGE);
         assert_eq!(
             e.to_string(),
             "model 'em-only' does not support scheme 'GglViA'; it supports: GglEm (EM)"
         );
-        assert!(find_model_in(std::slice::from_ref(&EM_ONLY), "EmOnly").is_ok());
+        // A staged scheme of the catalogue, with or without its stage count.
+        for given in ["LobattoIIIAIIIB(3)", "LobattoIIIAIIIB"] {
+            let e = find_scheme(&model, given).unwrap_err();
+            assert!(matches!(e, CliError::Unsupported { .. }), "{given}: {e}");
+        }
+        assert!(find_model_in(std::slice::from_ref(&model), "EmOnly").is_ok());
     }
 
+    /// The command's lists come from the models' declarations and the library's
+    /// catalogue, not from a list kept here.
     #[test]
-    fn every_scheme_is_listed_once() {
-        let names: Vec<_> = all_schemes().map(|s| s.name).collect();
-        assert_eq!(names, ["GglViS", "GglViA", "GglViB", "GglEm", "GglEmG"]);
+    fn every_declared_scheme_is_offered() {
+        let names: Vec<_> = MODELS[0].schemes.iter().map(|s| s.name.as_str()).collect();
+        let declared = [
+            "GglViS",
+            "GglViA",
+            "GglViB",
+            "GglThetaA",
+            "GglThetaB",
+            "GglEm",
+            "GglEmG",
+        ];
+        assert_eq!(names, declared);
+        let all: Vec<_> = all_schemes().into_iter().map(|s| s.name).collect();
+        assert_eq!(all.len(), CATALOGUE.len());
+        assert!(all.iter().any(|n| n == "LobattoIIIAIIIB(s)"), "{all:?}");
     }
 }

@@ -35,10 +35,12 @@ pub enum CliError {
     UnknownScheme(String),
     /// The scheme exists, but the model's `model!` does not declare it.
     Unsupported {
-        /// The model.
-        model: &'static ModelEntry,
-        /// The scheme's catalogue name.
-        scheme: &'static str,
+        /// The model's name.
+        model: &'static str,
+        /// The scheme's name.
+        scheme: String,
+        /// The schemes the model declares, as a list for the message.
+        supported: String,
     },
     /// `--param` names a parameter the model does not have.
     UnknownParameter {
@@ -102,13 +104,15 @@ impl fmt::Display for CliError {
             Self::UnknownScheme(given) => write!(
                 f,
                 "unknown scheme '{given}'; valid schemes: {} (see 'livens list')",
-                catalogue::scheme_list(catalogue::all_schemes())
+                catalogue::scheme_list(&catalogue::all_schemes())
             ),
-            Self::Unsupported { model, scheme } => write!(
+            Self::Unsupported {
+                model,
+                scheme,
+                supported,
+            } => write!(
                 f,
-                "model '{}' does not support scheme '{scheme}'; it supports: {}",
-                model.name,
-                catalogue::scheme_list(model.schemes.iter())
+                "model '{model}' does not support scheme '{scheme}'; it supports: {supported}"
             ),
             Self::UnknownParameter { model, name } => write!(
                 f,

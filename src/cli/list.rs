@@ -18,7 +18,7 @@ pub fn render() -> String {
     .map(String::from)
     .to_vec()];
     let mut parameters = Vec::new();
-    for m in MODELS {
+    for m in MODELS.iter() {
         let info = (m.describe)();
         models.push(vec![
             m.name.to_owned(),
@@ -32,7 +32,7 @@ pub fn render() -> String {
             },
             fmt_time(m.default_step),
             fmt_time(m.default_span),
-            scheme_list(m.schemes.iter()),
+            scheme_list(&m.schemes),
         ]);
         let values: Vec<String> = info
             .parameters
@@ -47,9 +47,9 @@ pub fn render() -> String {
         .to_vec()];
     for s in all_schemes() {
         schemes.push(vec![
-            s.name.to_owned(),
-            s.label.to_owned(),
-            s.order.to_string(),
+            s.name.clone(),
+            s.label.clone(),
+            s.order_text(),
             if s.conserves_energy {
                 "conserved"
             } else {

@@ -76,7 +76,7 @@ fn integrate(
         }
     }
     if schemes.is_empty() {
-        schemes.extend(model.schemes);
+        schemes.extend(&model.schemes);
     }
     for (name, _) in &options.params {
         if !model.parameters.contains(&name.as_str()) {
@@ -133,7 +133,7 @@ fn integrate(
     print!("{}", table::render(model, h, steps, &outcomes));
 
     if let Some(extension) = options.plot.extension() {
-        let names: Vec<&str> = schemes.iter().map(|s| s.name).collect();
+        let names: Vec<&str> = schemes.iter().map(|s| s.name.as_str()).collect();
         let path = options
             .out
             .join(format!("{}-{}.{extension}", model.name, names.join("-")));

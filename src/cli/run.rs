@@ -4,9 +4,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use livens::{
-    Diagnostics, GglState, Integrator, Model, MomentumMaps, SchemeInfo, SolveError, Step,
-};
+use livens::{Diagnostics, Integrator, Model, MomentumMaps, NodeValues, SolveError, Step};
 
 use super::catalogue::{ModelEntry, SchemeEntry};
 use super::csv::Csv;
@@ -195,8 +193,12 @@ impl Series {
     }
 }
 
-/// The CSV columns of a model: time, the state, the invariants and Newton's cost.
-fn columns<Mdl, const D: usize, const M: usize, const K: usize>() -> Vec<String>
+/// The CSV columns of a model and a state layout: time, the state (`v` is the state's
+/// own or `M⁻¹ p`; the multiplier blocks are the layout's), the invariants and Newton's
+/// cost.
+fn columns<Mdl, const D: usize, const M: usize, const K: usize>(
+    state: &impl NodeValues<f64, D>,
+) -> Vec<String>
 where
     Mdl: Model<f64, D, M> + MomentumMaps<f64, D, K>,
 {
@@ -204,9 +206,13 @@ where
     for block in ["q", "v", "p"] {
         c.extend(Mdl::COORDINATES.iter().map(|n| format!("{block}[{n}]")));
     }
-    for block in ["lambda", "gamma"] {
-        c.extend(Mdl::CONSTRAINTS.iter().map(|n| format!("{block}[{n}]")));
-    }
+    state.multipliers(&mut |block, values| {
+        if values.len() == M {
+            c.extend(Mdl::CONSTRAINTS.iter().map(|n| format!("{block}[{n}]")));
+        } else {
+            c.extend((0..values.len()).map(|i| format!("{block}[{i}]")));
+        }
+    });
     c.extend(["energy", "hamiltonian", "energy_error"].map(String::from));
     let names = <Mdl as MomentumMaps<f64, D, K>>::NAMES;
     c.extend(names.iter().map(|n| format!("momentum[{n}]")));
@@ -230,18 +236,18 @@ where
 pub fn simulate<Mdl, S, const D: usize, const M: usize, const K: usize>(
     model: Mdl,
     scheme: S,
-    state: GglState<f64, D, M>,
+    state: <Mdl as Step<f64, S>>::State,
     job: &Job,
 ) -> Result<Outcome, CliError>
 where
-    Mdl: Step<f64, S, State = GglState<f64, D, M>> + Model<f64, D, M> + MomentumMaps<f64, D, K>,
-    S: SchemeInfo,
+    Mdl: Step<f64, S> + Model<f64, D, M> + MomentumMaps<f64, D, K>,
+    <Mdl as Step<f64, S>>::State: NodeValues<f64, D>,
 {
     let mut csv = Csv::create(&job.csv_path)?;
-    csv.header(&columns::<Mdl, D, M, K>())?;
+    csv.header(&columns::<Mdl, D, M, K>(&state))?;
 
     let d0 = Diagnostics::of(&model, &state);
-    let j0 = model.momentum_maps(&state.q, &state.p);
+    let j0 = model.momentum_maps(state.positions(), state.momenta());
     let mut sim = Integrator::new(model, scheme, job.h, state);
 
     let mut summary = Summary {
@@ -252,7 +258,7 @@ where
     let mut row = Vec::with_capacity(3 * D + 2 * M + 2 * K + 8);
     let mut total_iterations: u64 = 0;
     let mut busy = Duration::ZERO;
-    let mut progress = Progress::new(job.steps, job.scheme.label);
+    let mut progress = Progress::new(job.steps, &job.scheme.label);
     let mut failure = None;
     let mut written = 0;
 
@@ -260,7 +266,7 @@ where
     for n in 0..=job.steps {
         let mut report = None;
         if n > 0 {
-            let t = sim.state().t;
+            let t = sim.state().time();
             let clock = Instant::now();
             let result = sim.step();
             busy += clock.elapsed();
@@ -279,7 +285,7 @@ where
         }
         let s = sim.state();
         let d = Diagnostics::of(sim.model(), s);
-        let j = sim.model().momentum_maps(&s.q, &s.p);
+        let j = sim.model().momentum_maps(s.positions(), s.momenta());
         let energy_error = d.hamiltonian - d0.hamiltonian;
         let momentum_error = (j - j0).abs().max();
 
@@ -296,7 +302,7 @@ where
             total_iterations += u64::from(r.iterations);
         }
         series.push(
-            s.t,
+            s.time(),
             [
                 energy_error.abs(),
                 momentum_error,
@@ -306,12 +312,13 @@ where
         );
 
         row.clear();
-        row.push(s.t);
-        for block in [&s.q, &s.v, &s.p] {
+        row.push(s.time());
+        let v_of_p = sim.model().velocity(s.positions(), s.momenta());
+        let v = s.velocities().unwrap_or(&v_of_p);
+        for block in [s.positions(), v, s.momenta()] {
             row.extend(block.iter());
         }
-        row.extend(s.lambda.iter());
-        row.extend(s.gamma.iter());
+        s.multipliers(&mut |_, values| row.extend(values));
         row.extend([d.energy, d.hamiltonian, energy_error]);
         row.extend(j.iter());
         row.extend((j - j0).iter());
@@ -327,7 +334,7 @@ where
             csv.row(&row)?;
             written = n;
         }
-        progress.update(n, s.t);
+        progress.update(n, s.time());
     }
     progress.finish();
     // A failed run keeps its last good step even between two `--csv-every` lines:

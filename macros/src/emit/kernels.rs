@@ -6,6 +6,7 @@ use quote::quote;
 
 use super::{block, lit, private, step_impl, svector};
 use crate::ir::Model;
+use crate::schemes::SchemeKind;
 use crate::sym::Id;
 
 /// Statements writing the `rows × cols` matrix `entries[r][c]` into column storage
@@ -90,17 +91,18 @@ pub fn point_kernels(model: &mut Model) -> TokenStream {
 
 /// `impl Step<T, LobattoIIIAIIIB<S>>`: the sizes (`N = S·D` stage velocities) handed to
 /// the runtime's partitioned Runge–Kutta driver.
-pub fn prk_step(model: &Model, stages: usize) -> TokenStream {
+pub fn prk_step(model: &Model, kind: SchemeKind, name: &syn::Ident, stages: usize) -> TokenStream {
     let p = private();
     let d = model.dim();
     let (dl, sl, nl) = (lit(d), lit(stages), lit(stages * d));
-    let marker = quote!(#p::schemes::LobattoIIIAIIIB<#sl>);
+    let marker = quote!(#p::schemes::#name<#sl>);
     step_impl(
         model,
         &marker,
+        &kind.unknowns(model),
         &quote!(#p::PhaseState<T, #dl>),
         &quote!(#p::families::prk::PrkWorkspace<T, #sl, #dl, #nl, K>),
         &quote!(#p::families::prk::PrkWorkspace::lobatto()),
-        &quote!(#p::families::prk::step),
+        &quote!(#p::families::prk),
     )
 }

@@ -5,7 +5,7 @@ use quote::{format_ident, quote};
 
 use crate::ir::{Model, Role, Symmetry};
 use crate::lower::cross;
-use crate::schemes::{mass_matrix, SchemeKind, Template};
+use crate::schemes::{mass_matrix, Family, SchemeKind, Template};
 
 mod kernels;
 use crate::sym::{emit::emit, Id, VarId};
@@ -321,18 +321,48 @@ pub fn expand(model: &mut Model) -> TokenStream {
     let kinds: Vec<_> = model.schemes.iter().map(|s| s.kind).collect();
     for kind in kinds {
         let marker = format_ident!("{}", kind.name());
-        match (kind, kind.template(model)) {
-            (_, Some(template)) => {
+        match (kind.family(), kind.template(model), kind.stages) {
+            (Family::Ggl, Some(template), None) => {
                 out.extend(scheme_impl(model, &template, quote!(#p::schemes::#marker)));
             }
-            (SchemeKind::LobattoIIIAIIIB(stages), None) => {
-                out.extend(kernels::prk_step(model, stages));
+            (Family::Prk, None, Some(stages)) => {
+                out.extend(kernels::prk_step(model, kind, &marker, stages));
             }
-            (kind, None) => unreachable!("{kind:?} has neither a template nor a family"),
+            (family, _, _) => unreachable!("catalogue: {kind:?} does not fit family {family:?}"),
         }
     }
+    out.extend(declared_schemes(model));
     debug_assert!(model.graph.check_memo(), "no two ids for one node");
     out
+}
+
+/// `impl DeclaredSchemes`: the visitor called with every scheme of the model's
+/// `schemes { … }` line, in order.
+fn declared_schemes(model: &Model) -> TokenStream {
+    let p = private();
+    let name = &model.name;
+    let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
+    let markers = model.schemes.iter().map(|s| marker(s.kind));
+    quote! {
+        impl<T: #p::Real> #p::DeclaredSchemes<T, #dl, #ml> for #name<T> {
+            fn visit_schemes<V: #p::SchemeVisitor<T, Self, #dl, #ml>>(visitor: &mut V) {
+                #(visitor.visit(<#markers as ::core::default::Default>::default());)*
+            }
+        }
+    }
+}
+
+/// The marker type of a requested scheme, with its stage count.
+fn marker(kind: SchemeKind) -> TokenStream {
+    let p = private();
+    let name = format_ident!("{}", kind.name());
+    match kind.stages {
+        Some(s) => {
+            let s = lit(s);
+            quote!(#p::schemes::#name<#s>)
+        }
+        None => quote!(#p::schemes::#name),
+    }
 }
 
 fn var_node(model: &mut Model, v: VarId) -> Id {
@@ -409,12 +439,7 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
     let (la, ga) = rest.split_at(m);
     let (qa, va, pa) = (svector(d, qa), svector(d, va), svector(d, pa));
     let (la, ga) = (svector(m, la), svector(m, ga));
-    let mut offset = 0;
-    let layout = t.blocks.iter().map(|&(name, len)| {
-        let (o, l) = (lit(offset), lit(len));
-        offset += len;
-        quote!(#p::Block { name: #name, offset: #o, len: #l })
-    });
+    let layout = layout_tokens(&t.blocks);
     let prologue = quote! {
         let kq = &known.q.data.0[0];
         let kv = &known.v.data.0[0];
@@ -427,10 +452,11 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
     let step = step_impl(
         model,
         &marker,
+        &t.blocks,
         &state,
         &quote!(#p::Workspace<T, #nl, K>),
         &quote!(#p::Workspace::new()),
-        &quote!(#p::families::ggl::step),
+        &quote!(#p::families::ggl),
     );
     quote! {
         #[allow(unused_variables, clippy::all)]
@@ -488,21 +514,25 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
 }
 
 /// `impl Step<T, Scheme>` for the model: the scheme's state and workspace types with
-/// the sizes filled in, and `step` delegating to the family's driver.
+/// the sizes filled in, its unknowns' layout, and `step` and `equations` delegating to
+/// the family's driver module (`families::ggl`, `families::prk`).
 pub(crate) fn step_impl(
     model: &Model,
     marker: &TokenStream,
+    layout: &[(String, usize)],
     state: &TokenStream,
     workspace: &TokenStream,
     new_workspace: &TokenStream,
-    driver: &TokenStream,
+    family: &TokenStream,
 ) -> TokenStream {
     let p = private();
     let name = &model.name;
+    let layout = layout_tokens(layout);
     quote! {
         impl<T: #p::Real> #p::Step<T, #marker> for #name<T> {
             type State = #state;
             type Workspace<K: #p::Storage> = #workspace;
+            const UNKNOWNS: &'static [#p::Block] = &[#(#layout),*];
 
             fn workspace<K: #p::Storage>(&self, scheme: &#marker) -> Self::Workspace<K> {
                 #new_workspace
@@ -517,8 +547,35 @@ pub(crate) fn step_impl(
                 workspace: &mut Self::Workspace<K>,
                 options: &#p::StepOptions<T>,
             ) -> ::core::result::Result<(Self::State, #p::StepReport<T>), #p::SolveError<T>> {
-                #driver(self, scheme, h, state, workspace, options)
+                #family::step(self, scheme, h, state, workspace, options)
+            }
+
+            fn equations<K: #p::Storage>(
+                &self,
+                scheme: &#marker,
+                h: T,
+                state: &Self::State,
+                workspace: &mut Self::Workspace<K>,
+                x: &[T],
+                r: &mut [T],
+                jac: &mut [T],
+            ) -> ::core::result::Result<(), #p::WrongLength> {
+                #family::equations(self, scheme, h, state, workspace, x, r, jac)
             }
         }
     }
+}
+
+/// `Block { name, offset, len }` for each named block, offsets accumulated.
+pub(crate) fn layout_tokens(blocks: &[(String, usize)]) -> Vec<TokenStream> {
+    let p = private();
+    let mut offset = 0;
+    blocks
+        .iter()
+        .map(|(name, len)| {
+            let (o, l) = (lit(offset), lit(*len));
+            offset += len;
+            quote!(#p::Block { name: #name, offset: #o, len: #l })
+        })
+        .collect()
 }

@@ -8,7 +8,7 @@ use crate::sym::{Id, VarId};
 /// The step equations of one scheme, as graph nodes.
 pub struct Template {
     /// The named blocks of the unknowns (`q1`, `p1`, …) and their sizes, in order.
-    pub blocks: Vec<(&'static str, usize)>,
+    pub blocks: Vec<(String, usize)>,
     /// The unknown variables `x`, in order.
     pub unknowns: Vec<VarId>,
     /// `R(known, x, h)`, one entry per unknown.
@@ -50,7 +50,7 @@ impl Template {
         guess: Vec<Id>,
         next: NextState,
     ) -> Self {
-        debug_assert_eq!(setup.blocks.first().map(|b| b.0), Some("q1"));
+        debug_assert_eq!(setup.blocks.first().map(|b| b.0.as_str()), Some("q1"));
         let k = &setup.k;
         let mut guess_extrapolated = guess.clone();
         for (i, g) in guess_extrapolated.iter_mut().take(setup.d).enumerate() {
@@ -115,7 +115,7 @@ impl Known {
 /// quantities, the constant `M⁻¹`, and the unknowns in blocks.
 pub struct Setup {
     /// The named blocks of the unknowns and their sizes; the first is `q1`.
-    pub blocks: Vec<(&'static str, usize)>,
+    pub blocks: Vec<(String, usize)>,
     pub d: usize,
     pub m: usize,
     pub k: Known,
@@ -126,11 +126,9 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// `blocks(d, m)` gives the names and sizes of the blocks of unknowns.
-    pub fn new(
-        model: &mut Model,
-        blocks: impl Fn(usize, usize) -> Vec<(&'static str, usize)>,
-    ) -> Self {
+    /// `blocks` are the names and sizes of the blocks of unknowns, from the scheme's
+    /// catalogue entry.
+    pub fn new(model: &mut Model, blocks: &[(String, usize)]) -> Self {
         let (d, m) = (model.dim(), model.n_constraints());
         let k = Known::new(model);
         let qs = Quantities::new(model);
@@ -139,7 +137,7 @@ impl Setup {
             .minv
             .clone()
             .expect("checked: GGL schemes need a constant mass matrix");
-        let blocks = blocks(d, m);
+        let blocks = blocks.to_vec();
         let sizes: Vec<usize> = blocks.iter().map(|b| b.1).collect();
         let (vars, x) = unknowns(model, &sizes);
         Setup {

@@ -18,8 +18,9 @@ use super::discrete_gradient::discrete_gradient_v;
 use crate::ir::Model;
 use crate::sym::Id;
 
-pub fn template(model: &mut Model) -> Template {
-    let setup = Setup::new(model, |d, m| vec![("q1", d), ("p1", d), ("lambda1", m)]);
+/// The step equations; `blocks` are the unknowns' from the catalogue entry.
+pub fn template(model: &mut Model, blocks: &[(String, usize)]) -> Template {
+    let setup = Setup::new(model, blocks);
     let Setup { k, qs, minv, x, .. } = &setup;
     let (d, m) = (setup.d, setup.m);
     let (q1, p1, lambda) = (&x[0], &x[1], &x[2]);

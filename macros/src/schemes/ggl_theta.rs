@@ -32,10 +32,13 @@ pub enum Constraints {
     Trapezoidal(Coef),
 }
 
-pub fn template(model: &mut Model, theta: Coef, option: Constraints) -> Template {
-    let setup = Setup::new(model, |d, m| {
-        vec![("q1", d), ("p1", d), ("v1", d), ("lambda", m), ("gamma", m)]
-    });
+pub fn template(
+    model: &mut Model,
+    blocks: &[(String, usize)],
+    theta: Coef,
+    option: Constraints,
+) -> Template {
+    let setup = Setup::new(model, blocks);
     let Setup { k, qs, minv, x, .. } = &setup;
     let (d,) = (setup.d,);
     let (q1, p1, v1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3], &x[4]);

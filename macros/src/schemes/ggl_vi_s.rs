@@ -20,16 +20,9 @@ use super::common::{
 use crate::ir::Model;
 use crate::sym::Id;
 
-pub fn template(model: &mut Model) -> Template {
-    let setup = Setup::new(model, |d, m| {
-        vec![
-            ("q1", d),
-            ("p1", d),
-            ("v0", d),
-            ("lambda0", m),
-            ("gamma1", m),
-        ]
-    });
+/// The step equations; `blocks` are the unknowns' from the catalogue entry.
+pub fn template(model: &mut Model, blocks: &[(String, usize)]) -> Template {
+    let setup = Setup::new(model, blocks);
     let Setup { k, qs, minv, x, .. } = &setup;
     let (d,) = (setup.d,);
     let (q1, p1, v0, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3], &x[4]);

@@ -15,121 +15,198 @@ use ggl_theta::Constraints;
 
 use crate::ir::Model;
 
-/// The schemes a model can request in `schemes { ... }`.
+/// How a step of a family is built: a symbolic template the macro differentiates, or
+/// the runtime's assembly from the point kernels.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum SchemeKind {
-    GglViS,
-    GglViA,
-    GglViB,
-    GglThetaA,
-    GglThetaB,
-    GglEm,
-    GglEmG,
-    /// The Lobatto IIIA–IIIB partitioned Runge–Kutta method with the given number of
-    /// stages (spec 002 S1), assembled at run time from the point kernels: no template.
-    LobattoIIIAIIIB(usize),
+pub enum Family {
+    /// GGL (spec 000): a template, Newton on the emitted `DiscreteSystem`.
+    Ggl,
+    /// Partitioned Runge–Kutta (spec 002): assembled at run time.
+    Prk,
 }
 
-/// Stage counts `LobattoIIIAIIIB(s)` accepts. The tableau exists for any `s ≥ 2`; the
-/// bound keeps the dense `s·d × s·d` Newton matrix of a step within reason.
-pub const STAGES: core::ops::RangeInclusive<usize> = 2..=10;
+/// What a scheme needs of the kinetic energy (mirrors the runtime's `MassRequirement`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mass {
+    Constant,
+    Regular,
+}
+
+/// Which holonomic constraints a scheme accepts (mirrors `ConstraintSupport`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ConstraintSupport {
+    Unconstrained,
+    Holonomic,
+    QuadraticHolonomic,
+}
+
+/// A template builder: the model and the named blocks of the unknowns in, the step
+/// equations out.
+pub type Build = fn(&mut Model, &[(String, usize)]) -> Template;
+
+/// A block of unknowns as declared: its name, its size for the model, and whether there
+/// is one per stage.
+type BlockSpec = (&'static str, usize, bool);
+
+/// What the macro reads of a catalogue entry.
+#[derive(Debug)]
+pub struct Entry {
+    pub name: &'static str,
+    pub family: Family,
+    /// `(lo, hi)` for a scheme written `Name(s)`.
+    pub stages: Option<(usize, usize)>,
+    pub mass: Mass,
+    pub constraints: ConstraintSupport,
+    /// Blocks of the unknowns for `d` coordinates and `m` constraints: name, size, and
+    /// whether there is one per stage.
+    unknowns: fn(usize, usize) -> Vec<BlockSpec>,
+    template: Option<Build>,
+}
+
+/// Reads the catalogue into [`CATALOGUE`]; the fields only the runtime needs (docs,
+/// label, orders, notes) are ignored.
+macro_rules! catalogue {
+    (
+        sizes($d:ident, $m:ident);
+        $(
+            $(#[doc = $doc:literal])*
+            $name:ident $(<$stages:ident in $lo:literal ..= $hi:literal>)? {
+                marker: $marker:ident,
+                label: $label:literal,
+                family: $family:ident,
+                source: $source:literal,
+                equations: $equations:literal,
+                unknowns: [$($block:ident $([$per_stage:ident])?: $size:expr),+ $(,)?],
+                order: { q: $oq:expr, p: $op:expr, multipliers: $olk:ident $(($ol:expr))? $(,)? },
+                energy: $energy:ident,
+                symplectic: $symplectic:literal,
+                requires: { mass: $mass:ident, constraints: $constraints:ident $(,)? },
+                note: $note:literal,
+                $(template: $template:expr,)?
+            }
+        )+
+    ) => {
+        /// Every scheme of the catalogue, in declaration order.
+        pub static CATALOGUE: &[Entry] = &[$(Entry {
+            name: stringify!($name),
+            family: Family::$family,
+            stages: catalogue!(@stages $($lo $hi)?),
+            mass: Mass::$mass,
+            constraints: ConstraintSupport::$constraints,
+            unknowns: |$d, $m| {
+                let _ = ($d, $m);
+                vec![$((stringify!($block), $size, catalogue!(@per_stage $($per_stage)?))),+]
+            },
+            template: catalogue!(@template $($template)?),
+        }),+];
+    };
+    (@stages) => { None };
+    (@stages $lo:literal $hi:literal) => { Some(($lo, $hi)) };
+    (@per_stage) => { false };
+    (@per_stage $per_stage:ident) => { true };
+    (@template) => { None };
+    (@template $template:expr) => { Some($template) };
+}
+
+include!("../../../runtime/src/schemes/catalogue.rs");
+
+/// A scheme a model requests in `schemes { ... }`: its catalogue entry and, for a
+/// scheme with a stage count, the count.
+#[derive(Clone, Copy, Debug)]
+pub struct SchemeKind {
+    pub entry: &'static Entry,
+    pub stages: Option<usize>,
+}
+
+impl PartialEq for SchemeKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.entry.name == other.entry.name && self.stages == other.stages
+    }
+}
 
 impl SchemeKind {
-    pub const ALL: [SchemeKind; 8] = [
-        SchemeKind::GglViS,
-        SchemeKind::GglViA,
-        SchemeKind::GglViB,
-        SchemeKind::GglThetaA,
-        SchemeKind::GglThetaB,
-        SchemeKind::GglEm,
-        SchemeKind::GglEmG,
-        SchemeKind::LobattoIIIAIIIB(0),
-    ];
-
     /// The marker type's name in `livens::schemes`.
     pub fn name(self) -> &'static str {
-        match self {
-            SchemeKind::GglViS => "GglViS",
-            SchemeKind::GglViA => "GglViA",
-            SchemeKind::GglViB => "GglViB",
-            SchemeKind::GglThetaA => "GglThetaA",
-            SchemeKind::GglThetaB => "GglThetaB",
-            SchemeKind::GglEm => "GglEm",
-            SchemeKind::GglEmG => "GglEmG",
-            SchemeKind::LobattoIIIAIIIB(_) => "LobattoIIIAIIIB",
-        }
+        self.entry.name
     }
 
     /// The scheme named `name`, with the stage count `stages` if it takes one.
     pub fn from_name(name: &str, stages: Option<usize>) -> Result<Self, String> {
-        let kind = Self::ALL
-            .into_iter()
-            .find(|k| k.name() == name)
-            .ok_or_else(|| {
-                format!(
-                    "unknown scheme `{name}`; available schemes: {}",
-                    Self::names().join(", ")
-                )
-            })?;
-        match (kind, stages) {
-            (SchemeKind::LobattoIIIAIIIB(_), Some(s)) if STAGES.contains(&s) => {
-                Ok(SchemeKind::LobattoIIIAIIIB(s))
+        let entry = CATALOGUE.iter().find(|e| e.name == name).ok_or_else(|| {
+            format!(
+                "unknown scheme `{name}`; available schemes: {}",
+                Self::names().join(", ")
+            )
+        })?;
+        let stages = match (entry.stages, stages) {
+            (Some((lo, hi)), Some(s)) if (lo..=hi).contains(&s) => Some(s),
+            (Some((lo, hi)), Some(s)) => {
+                return Err(format!(
+                    "`{name}({s})`: the stage count must be in {lo}..={hi}"
+                ))
             }
-            (SchemeKind::LobattoIIIAIIIB(_), Some(s)) => Err(format!(
-                "`{name}({s})`: the stage count must be in {}..={}",
-                STAGES.start(),
-                STAGES.end()
-            )),
-            (SchemeKind::LobattoIIIAIIIB(_), None) => Err(format!(
-                "`{name}` needs a stage count, e.g. `{name}(3)` for the fourth-order method"
-            )),
-            (_, Some(_)) => Err(format!("scheme `{name}` takes no stage count")),
-            (kind, None) => Ok(kind),
-        }
+            (Some((lo, _)), None) => {
+                return Err(format!(
+                    "`{name}` needs a stage count, e.g. `{name}({})`",
+                    lo + 1
+                ))
+            }
+            (None, Some(_)) => return Err(format!("scheme `{name}` takes no stage count")),
+            (None, None) => None,
+        };
+        Ok(SchemeKind { entry, stages })
     }
 
     pub fn names() -> Vec<&'static str> {
-        Self::ALL.iter().map(|k| k.name()).collect()
+        CATALOGUE.iter().map(|e| e.name).collect()
+    }
+
+    pub fn family(self) -> Family {
+        self.entry.family
+    }
+
+    /// The named blocks of one step's unknowns for `model`, per-stage blocks numbered
+    /// from 1 (`V1`, `V2`, …).
+    pub fn unknowns(self, model: &Model) -> Vec<(String, usize)> {
+        let (d, m) = (model.dim(), model.n_constraints());
+        let mut blocks = Vec::new();
+        for (name, size, per_stage) in (self.entry.unknowns)(d, m) {
+            match (per_stage, self.stages) {
+                (true, Some(s)) => blocks.extend((1..=s).map(|i| (format!("{name}{i}"), size))),
+                _ => blocks.push((name.to_string(), size)),
+            }
+        }
+        blocks
     }
 
     /// Builds the step equations of this scheme for `model`; `None` for the families
     /// assembled at run time.
     pub fn template(self, model: &mut Model) -> Option<Template> {
-        let half = Coef::Const(0.5);
-        Some(match self {
-            SchemeKind::GglViS => ggl_vi_s::template(model),
-            SchemeKind::GglViA => ggl_theta::template(model, half, Constraints::Intermediate),
-            SchemeKind::GglViB => {
-                ggl_theta::template(model, Coef::Const(1.0), Constraints::Trapezoidal(half))
-            }
-            SchemeKind::GglThetaA => {
-                ggl_theta::template(model, Coef::Field("theta"), Constraints::Intermediate)
-            }
-            SchemeKind::GglThetaB => ggl_theta::template(
-                model,
-                Coef::Field("theta"),
-                Constraints::Trapezoidal(Coef::Field("vartheta")),
-            ),
-            SchemeKind::GglEm => ggl_em::template(model),
-            SchemeKind::GglEmG => ggl_em_g::template(model),
-            SchemeKind::LobattoIIIAIIIB(_) => return None,
-        })
+        let blocks = self.unknowns(model);
+        self.entry.template.map(|build| build(model, &blocks))
     }
 
     /// Whether the scheme needs a constant mass matrix (every GGL scheme does).
     pub fn needs_constant_mass(self) -> bool {
-        !matches!(self, SchemeKind::LobattoIIIAIIIB(_))
+        self.entry.mass == Mass::Constant
     }
 
-    /// Whether the scheme supports holonomic constraints (not yet the partitioned
-    /// Runge–Kutta family: its constrained forms are spec 002 S2–S4).
+    /// Whether the scheme supports holonomic constraints.
     pub fn supports_constraints(self) -> bool {
-        !matches!(self, SchemeKind::LobattoIIIAIIIB(_))
+        self.entry.constraints != ConstraintSupport::Unconstrained
     }
 
     /// Whether the scheme needs constraints of degree ≤ 2 (so that the midpoint gradient
     /// is their discrete gradient).
     pub fn needs_quadratic_constraints(self) -> bool {
-        matches!(self, SchemeKind::GglEm | SchemeKind::GglEmG)
+        self.entry.constraints == ConstraintSupport::QuadraticHolonomic
+    }
+
+    /// Every scheme of the catalogue (stage counts left open).
+    pub fn all() -> impl Iterator<Item = SchemeKind> {
+        CATALOGUE.iter().map(|entry| SchemeKind {
+            entry,
+            stages: None,
+        })
     }
 }

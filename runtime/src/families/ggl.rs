@@ -7,7 +7,8 @@ use crate::error::SolveError;
 use crate::model::{Model, Real};
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
 use crate::state::GglState;
-use crate::step::{Block, Guess, StepOptions};
+use crate::step::{Block, Guess, StepOptions, WrongLength};
+use core::borrow::{Borrow, BorrowMut};
 
 /// The discrete equations of scheme `S` for one step of a model, with `N` unknowns:
 /// emitted by `model!` from the scheme's template, residual and exact Jacobian.
@@ -112,4 +113,32 @@ where
     };
     let report = solve::solve(ws, &options.newton, &mut system)?;
     Ok((model.accept(scheme, h, state, &ws.x), report))
+}
+
+/// [`Step::equations`](crate::Step::equations) of a GGL scheme: the generated residual
+/// and Jacobian at `x`, through the workspace.
+#[allow(clippy::too_many_arguments)]
+pub fn equations<T, Mdl, S, K, const D: usize, const M: usize, const N: usize>(
+    model: &Mdl,
+    scheme: &S,
+    h: T,
+    state: &GglState<T, D, M>,
+    ws: &mut Workspace<T, N, K>,
+    x: &[T],
+    r: &mut [T],
+    jac: &mut [T],
+) -> Result<(), WrongLength>
+where
+    T: Real,
+    Mdl: DiscreteSystem<T, S, D, M, N>,
+    K: Storage,
+{
+    WrongLength::check(N, x, r, jac)?;
+    ws.x.as_mut_slice().copy_from_slice(x);
+    model.residual_and_jacobian(scheme, h, state, &ws.x, &mut ws.r, ws.jac.borrow_mut());
+    r.copy_from_slice(ws.r.as_slice());
+    for (out, column) in jac.chunks_exact_mut(N).zip(ws.jac.borrow().iter()) {
+        out.copy_from_slice(column);
+    }
+    Ok(())
 }

@@ -27,7 +27,7 @@ use crate::model::Real;
 use crate::schemes::LobattoIIIAIIIB;
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
 use crate::state::PhaseState;
-use crate::step::StepOptions;
+use crate::step::{StepOptions, WrongLength};
 use crate::tableaux::PartitionedTableau;
 use core::borrow::{Borrow, BorrowMut};
 
@@ -269,4 +269,33 @@ where
         v: v[S - 1],
     };
     Ok((next, report))
+}
+
+/// [`Step::equations`](crate::Step::equations) of the family: the stage equations and
+/// their assembled Jacobian at `x`.
+#[allow(clippy::too_many_arguments)]
+pub fn equations<T, Mdl, K, const S: usize, const D: usize, const N: usize>(
+    model: &Mdl,
+    _scheme: &LobattoIIIAIIIB<S>,
+    h: T,
+    state: &PhaseState<T, D>,
+    ws: &mut PrkWorkspace<T, S, D, N, K>,
+    x: &[T],
+    r: &mut [T],
+    jac: &mut [T],
+) -> Result<(), WrongLength>
+where
+    T: Real,
+    Mdl: PointKernels<T, D>,
+    K: Storage,
+{
+    WrongLength::check(N, x, r, jac)?;
+    let (newton, mut system) = ws.split(model, h, &state.q, &state.p);
+    newton.x.as_mut_slice().copy_from_slice(x);
+    system.residual_and_jacobian(&newton.x, &mut newton.r, newton.jac.borrow_mut());
+    r.copy_from_slice(newton.r.as_slice());
+    for (out, column) in jac.chunks_exact_mut(N).zip(newton.jac.borrow().iter()) {
+        out.copy_from_slice(column);
+    }
+    Ok(())
 }

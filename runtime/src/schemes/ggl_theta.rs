@@ -1,5 +1,4 @@
 //! The general one-stage GGL θ-methods with run-time coefficients.
-use crate::model::SchemeInfo;
 
 /// The general one-stage GGL variational θ-method with option A, intermediate
 /// constraint evaluation (Kinon, Betsch, Schneider 2023, eq. (76) with (77)–(79); spec
@@ -40,14 +39,6 @@ impl Default for GglThetaA {
     fn default() -> Self {
         Self { theta: 0.5 }
     }
-}
-
-impl SchemeInfo for GglThetaA {
-    const LABEL: &'static str = "VI-θA";
-    /// For general θ; 2 at θ = ½.
-    const ORDER: u32 = 1;
-    const CONSERVES_ENERGY: bool = false;
-    const SYMPLECTIC: bool = true;
 }
 
 /// The general one-stage GGL variational θ-method with option B, trapezoidal
@@ -101,11 +92,4 @@ impl Default for GglThetaB {
             vartheta: 0.5,
         }
     }
-}
-
-impl SchemeInfo for GglThetaB {
-    const LABEL: &'static str = "VI-θB";
-    const ORDER: u32 = 1;
-    const CONSERVES_ENERGY: bool = false;
-    const SYMPLECTIC: bool = true;
 }

@@ -1,38 +1,123 @@
-//! Scheme markers: one type per integrator, carrying its documentation and its declared
-//! properties ([`SchemeInfo`](crate::SchemeInfo)); schemes with coefficients carry them
-//! as values. The discrete equations themselves are emitted by `model!` from the
-//! templates in `livens-macros/src/schemes/`.
+//! Scheme markers: one type per integrator, carrying its documentation and its
+//! catalogue entry ([`SchemeInfo`](info::SchemeInfo)); schemes with coefficients carry them as values,
+//! schemes with a stage count as a const parameter. The discrete equations are emitted
+//! by `model!` (symbolic families) or assembled by [`families`](crate::families).
 //!
-//! The GGL schemes (Kinon, Betsch, Schneider 2023; spec 000 §2), `d` coordinates and `m`
-//! constraints; every one conserves the momentum maps of the model's symmetries and
-//! needs a constant mass matrix. Orders and properties are measured by the tests named.
-//!
-//! ```text
-//! scheme      eq.      unknowns (count)          order  energy        symplectic  g = 0 holds at   velocity constraint holds at
-//! GglViS      (55)     q¹ p¹ v⁰ λ⁰ γ¹  (3d+2m)   1      oscillates    yes         nodes            q̄ = q⁰ + h v⁰ (nodes only for linear g)
-//! GglViA      (79)     q¹ p¹ v¹ λ γ    (3d+2m)   2      oscillates    yes         midpoints        midpoints (G(q^½) v¹)
-//! GglViB      (83)     q¹ p¹ v¹ λ γ    (3d+2m)   1      oscillates    yes         nodes            nodes as G v (not G M⁻¹ p)
-//! GglThetaA   (76–79)  q¹ p¹ v¹ λ γ    (3d+2m)   2 at ½ oscillates    yes         q^θ              q^θ; stable only at θ = ½
-//! GglThetaB   (76–82)  q¹ p¹ v¹ λ γ    (3d+2m)   1      oscillates    yes         nodes            q^θ; stable only for ϑ ≤ ½
-//! GglEm       (84)     q¹ p¹ λ¹ γ¹     (2d+2m)   2      exact         no          nodes            nodes (G M⁻¹ p)
-//! GglEmG      §2.7     q¹ p¹ λ¹        (2d+m)    2      exact         no          nodes            not enforced
-//! ```
-//!
-//! Tests: `tests/pendulum.rs`, `tests/top.rs`, `tests/four_particles.rs` (conservation,
-//! constraint levels, the spec's values, orders), `tests/theta_family.rs`,
-//! `tests/derivatives.rs`.
-mod ggl_em;
-mod ggl_em_g;
+//! Every scheme is declared once, in `schemes/catalogue.rs`; the markers, their
+//! [`SchemeInfo`](info::SchemeInfo) and [`CATALOGUE`] are generated from it here, the macro's checks and
+//! dispatch in `livens-macros`. [`CATALOGUE`] lists them all with their unknowns,
+//! orders, properties and requirements; the README's table is rendered from it.
 mod ggl_theta;
-mod ggl_vi_a;
-mod ggl_vi_b;
-mod ggl_vi_s;
-mod lobatto_iiia_iiib;
+pub mod info;
 
-pub use ggl_em::GglEm;
-pub use ggl_em_g::GglEmG;
 pub use ggl_theta::{GglThetaA, GglThetaB};
-pub use ggl_vi_a::GglViA;
-pub use ggl_vi_b::GglViB;
-pub use ggl_vi_s::GglViS;
-pub use lobatto_iiia_iiib::LobattoIIIAIIIB;
+use info::{
+    BlockSpec, ConstraintSupport, Energy, Entry, MassRequirement, OrderText, Orders, Requirements,
+    SchemeInfo,
+};
+
+/// Reads the catalogue: a marker struct per `unit` entry, a [`SchemeInfo`] impl and a
+/// [`CATALOGUE`] row per entry. The `template` field is the macro crate's.
+macro_rules! catalogue {
+    (
+        sizes($d:ident, $m:ident);
+        $(
+            $(#[doc = $doc:literal])*
+            $name:ident $(<$stages:ident in $lo:literal ..= $hi:literal>)? {
+                marker: $marker:ident,
+                label: $label:literal,
+                family: $family:ident,
+                source: $source:literal,
+                equations: $equations:literal,
+                unknowns: [$($block:ident $([$per_stage:ident])?: $size:expr),+ $(,)?],
+                order: { q: $oq:expr, p: $op:expr, multipliers: $olk:ident $(($ol:expr))? $(,)? },
+                energy: $energy:ident,
+                symplectic: $symplectic:literal,
+                requires: { mass: $mass:ident, constraints: $constraints:ident $(,)? },
+                note: $note:literal,
+                $(template: $template:expr,)?
+            }
+        )+
+    ) => {
+        $(
+            catalogue!(@marker $marker [$($doc)*] $name [$($stages)?]);
+            catalogue!(@info $name [$($stages)?] [$oq, $op, $olk $(($ol))?] Entry {
+                name: stringify!($name),
+                label: $label,
+                family: stringify!($family),
+                source: $source,
+                equations: $equations,
+                stages: catalogue!(@stages $($stages $lo $hi)?),
+                unknowns: &[$(BlockSpec {
+                    name: stringify!($block),
+                    size: stringify!($size),
+                    per_stage: catalogue!(@per_stage $($per_stage)?),
+                }),+],
+                order: OrderText {
+                    q: stringify!($oq),
+                    p: stringify!($op),
+                    multipliers: catalogue!(@order_text $olk $(($ol))?),
+                },
+                energy: Energy::$energy,
+                symplectic: $symplectic,
+                requires: Requirements {
+                    mass: MassRequirement::$mass,
+                    constraints: ConstraintSupport::$constraints,
+                },
+                note: $note,
+            });
+        )+
+
+        /// Every scheme of the catalogue, in declaration order.
+        pub const CATALOGUE: &[&Entry] = &[$(<catalogue!(@instance $name [$($stages $lo)?])
+            as SchemeInfo>::ENTRY),+];
+    };
+
+    (@marker unit [$($doc:literal)*] $name:ident []) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $name;
+    };
+    (@marker unit [$($doc:literal)*] $name:ident [$stages:ident]) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $name<const $stages: usize>;
+    };
+    (@marker defined [$($doc:literal)*] $name:ident [$($stages:ident)?]) => {};
+
+    (@info $name:ident [] [$oq:expr, $op:expr, $olk:ident $(($ol:expr))?] $entry:expr) => {
+        impl SchemeInfo for $name {
+            const ENTRY: &'static Entry = &$entry;
+            const ORDER: Orders = Orders {
+                q: $oq,
+                p: $op,
+                multipliers: $olk$(($ol))?,
+            };
+        }
+    };
+    // The orders are expressions in the stage count, a `usize`.
+    (@info $name:ident [$stages:ident] [$oq:expr, $op:expr, $olk:ident $(($ol:expr))?] $entry:expr) => {
+        impl<const $stages: usize> SchemeInfo for $name<$stages> {
+            const ENTRY: &'static Entry = &$entry;
+            const STAGES: Option<usize> = Some($stages);
+            const ORDER: Orders = Orders {
+                q: ($oq) as u32,
+                p: ($op) as u32,
+                multipliers: $olk$((($ol) as u32))?,
+            };
+        }
+    };
+
+    (@instance $name:ident []) => { $name };
+    (@instance $name:ident [$stages:ident $lo:literal]) => { $name<$lo> };
+    (@stages) => { None };
+    (@stages $stages:ident $lo:literal $hi:literal) => {
+        Some((stringify!($stages), $lo, $hi))
+    };
+    (@per_stage) => { None };
+    (@per_stage $per_stage:ident) => { Some(stringify!($per_stage)) };
+    (@order_text None) => { None };
+    (@order_text Some($ol:expr)) => { Some(stringify!($ol)) };
+}
+
+include!("catalogue.rs");

@@ -55,4 +55,8 @@ impl<T: Real, const D: usize, const M: usize> NodeValues<T, D> for GglState<T, D
     fn velocities(&self) -> Option<&SVector<T, D>> {
         Some(&self.v)
     }
+    fn multipliers(&self, visit: &mut dyn FnMut(&'static str, &[T])) {
+        visit("lambda", self.lambda.as_slice());
+        visit("gamma", self.gamma.as_slice());
+    }
 }

@@ -25,4 +25,36 @@ pub trait NodeValues<T: Real, const D: usize> {
     /// scheme's (VI-A's `v` belongs to the interval that ended at the node); `None`
     /// means "compute `v = M⁻¹ p` if you need it".
     fn velocities(&self) -> Option<&SVector<T, D>>;
+    /// The multipliers the state carries, block by block (`lambda`, then `gamma` for the
+    /// GGL layout): `visit(name, values)` once per block. None by default.
+    fn multipliers(&self, visit: &mut dyn FnMut(&'static str, &[T])) {
+        let _ = visit;
+    }
+}
+
+/// A scheme's state built from a consistent node of the model: how every layout starts
+/// from the same initial data. [`GglState`] is the node: it carries every quantity a
+/// layout may start from (`t`, `q`, `v`, `p`, `λ`, `γ`), and
+/// [`GglState::consistent`] computes it from the user's `(q, v)`.
+pub trait FromNode<T: Real, const D: usize, const M: usize> {
+    /// The state at `node`.
+    fn from_node(node: &GglState<T, D, M>) -> Self;
+}
+
+impl<T: Real, const D: usize, const M: usize> FromNode<T, D, M> for GglState<T, D, M> {
+    fn from_node(node: &GglState<T, D, M>) -> Self {
+        *node
+    }
+}
+
+/// `(q, p)` of the node; its velocity starts Newton.
+impl<T: Real, const D: usize, const M: usize> FromNode<T, D, M> for PhaseState<T, D> {
+    fn from_node(node: &GglState<T, D, M>) -> Self {
+        PhaseState {
+            t: node.t,
+            q: node.q,
+            p: node.p,
+            v: node.v,
+        }
+    }
 }

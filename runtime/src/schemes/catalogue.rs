@@ -1,0 +1,261 @@
+// The scheme catalogue: every scheme livens offers, declared once. Not a module: both
+// `livens-runtime` (`schemes/mod.rs`) and `livens-macros` (`schemes/mod.rs`) `include!`
+// it after defining their own `catalogue!`, which reads the fields it needs and ignores
+// the rest. From it are generated, never hand-kept: the marker types and their rustdoc,
+// `SchemeInfo`, `livens::schemes::CATALOGUE`, the macro's scheme names, requirement
+// checks and template dispatch. The README's scheme table is checked against it
+// (`tests/catalogue.rs`).
+//
+// Adding a scheme: one entry here and its template (a symbolic family) or nothing (an
+// assembled family). Fields, in this order:
+//
+// - doc comment: the marker's rustdoc, with the paper's equations;
+// - `Name` or `Name<S in lo..=hi>` for a scheme with a stage count, written `Name(s)`
+//   in `model!` and `Name<s>` in Rust;
+// - `marker`: `unit` (the struct is generated here) or `defined` (a struct with run-time
+//   coefficients, written in `runtime/src/schemes/`, exported by `schemes/mod.rs`);
+// - `label`, `family` (`Ggl`: symbolic template, Newton on its `DiscreteSystem`; `Prk`:
+//   assembled from point kernels), `source`, `equations`;
+// - `unknowns`: the blocks of one step's unknowns with their sizes in `d` (coordinates)
+//   and `m` (holonomic constraints); `V[S]: d` is one block `Vᵢ` of size `d` per stage;
+// - `order` in `q`, `p` and the multipliers (`None`: none, or not stated and not
+//   measured), expressions in the stage count if there is one;
+// - `energy` (`Exact`, `Oscillates`), `symplectic`;
+// - `requires`: `mass` (`Constant`, `Regular`) and `constraints` (`Unconstrained`,
+//   `Holonomic`, `QuadraticHolonomic`);
+// - `note`: where the constraints hold, what to watch for (one line, for the README);
+// - `template` (symbolic families only): the function in `livens-macros/src/schemes/`
+//   that builds the step equations from the model and the unknowns' blocks.
+catalogue! {
+    sizes(d, m);
+
+    /// First-order GGL variational integrator, "VI-S" (Kinon, Betsch, Schneider 2023,
+    /// Sect. 4.1, eq. (55); spec 000 §2.1), a generalisation of the symplectic Euler method:
+    ///
+    /// ```text
+    /// (55a) q¹ − q⁰ = h v⁰ + h M⁻¹ G(q̄)ᵀ γ¹,            q̄ = q⁰ + h v⁰
+    /// (55b) p¹ − p⁰ = h ∂L/∂q(q⁰, v⁰) − h G(q⁰)ᵀ λ⁰ − h T(q̄, γ¹) M⁻¹ p¹
+    /// (55c) ∂L/∂v(q⁰, v⁰) = (I + h T(q̄, γ¹) M⁻¹) p¹
+    /// (55d) 0 = g(q¹)
+    /// (55e) 0 = G(q̄) M⁻¹ p¹
+    /// ```
+    ///
+    /// with `T(q, γ) = Σ_k γ_k H_k(q)`. Unknowns `(q¹, p¹, v⁰, λ⁰, γ¹)`, `3d + 2m`.
+    ///
+    /// **Index quirk:** `v⁰`, the velocity of `[tⁿ, tⁿ⁺¹]`, is solved in the step n → n+1,
+    /// so after a step the state's `v` is the velocity of the interval that just ended; the
+    /// user's initial `v` only sets `p⁰` and the Newton guess.
+    ///
+    /// Properties: symplectic, momentum maps conserved, first order; energy oscillates.
+    /// `g = 0` at the nodes; the secondary constraint holds at `q̄`, so `G(qⁿ) M⁻¹ pⁿ` is
+    /// zero only for linear constraints and special cases such as the pendulum.
+    GglViS {
+        marker: unit,
+        label: "VI-S",
+        family: Ggl,
+        source: "Kinon, Betsch, Schneider 2023, Sect. 4.1; spec 000 §2.1",
+        equations: "(55)",
+        unknowns: [q1: d, p1: d, v0: d, lambda0: m, gamma1: m],
+        order: { q: 1, p: 1, multipliers: None },
+        energy: Oscillates,
+        symplectic: true,
+        requires: { mass: Constant, constraints: Holonomic },
+        note: "`g = 0` at nodes, `G M⁻¹ p = 0` at `q̄ = q⁰ + h v⁰` (at nodes for linear `g`); the state's `v` lags one step",
+        template: ggl_vi_s::template,
+    }
+
+    /// GGL variational integrator, one-stage θ-method with option A and θ = ½, "VI-A"
+    /// (Kinon, Betsch, Schneider 2023, Sect. 4.3.1, eq. (79); spec 000 §2.4):
+    ///
+    /// ```text
+    /// (79a) q¹ − q⁰ = h v¹ + h M⁻¹ G(q^θ)ᵀ γ
+    /// (79b) p¹ − p⁰ = h ∂L/∂q(q^θ, v¹) − h G(q^θ)ᵀ λ − h Σ_k γ_k H_k(q^θ) v¹
+    /// (79c) ∂L/∂v(q^θ, v¹) = θ p⁰ + (1 − θ) p¹
+    /// (79d) 0 = g(q^θ)
+    /// (79e) 0 = G(q^θ) v¹
+    /// ```
+    ///
+    /// with `q^θ = (1 − θ) q⁰ + θ q¹`. Unknowns `(q¹, p¹, v¹, λ, γ)`, `3d + 2m` equations.
+    /// `v¹` is the velocity of the interval `[tⁿ, tⁿ⁺¹]` and the multipliers belong to it.
+    ///
+    /// Properties: symplectic, momentum maps conserved, second order; energy not conserved
+    /// but bounded. Both constraint levels hold exactly at the midpoints `q^½`, not at the
+    /// nodes (except for linear constraints). Requires a constant mass matrix.
+    GglViA {
+        marker: unit,
+        label: "VI-A",
+        family: Ggl,
+        source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.1; spec 000 §2.4",
+        equations: "(79), θ = ½",
+        unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
+        order: { q: 2, p: 2, multipliers: None },
+        energy: Oscillates,
+        symplectic: true,
+        requires: { mass: Constant, constraints: Holonomic },
+        note: "`g = 0` and `G v = 0` at the midpoints, not at the nodes",
+        template: |model, blocks| ggl_theta::template(model, blocks, Coef::Const(0.5), Constraints::Intermediate),
+    }
+
+    /// GGL variational θ-method with option B, θ = 1 and ϑ = ½, "VI-B" (Kinon, Betsch,
+    /// Schneider 2023, Sect. 4.3.2, eq. (83); spec 000 §2.5):
+    ///
+    /// ```text
+    /// (83a) q¹ − q⁰ = h v¹ + h M⁻¹ G(q¹)ᵀ γ
+    /// (83b) p¹ − p⁰ = h ∂L/∂q(q¹, v¹) − (h/2)(G(q⁰) + G(q¹))ᵀ λ − h T(q¹, γ) v¹
+    /// (83c) ∂L/∂v(q¹, v¹) = p⁰ − (h/2) G(q⁰)ᵀ λ
+    /// (83d) 0 = g(q¹)
+    /// (83e) 0 = G(q¹) v¹
+    /// ```
+    ///
+    /// Unknowns `(q¹, p¹, v¹, λ, γ)`, `3d + 2m`. Properties: symplectic, momentum maps
+    /// conserved, first order. `g(qⁿ) = 0` and `G(qⁿ) vⁿ = 0` exactly, but `G M⁻¹ p ≠ 0`:
+    /// `pⁿ` belongs with `vⁿ⁺¹`. Its `λ` oscillates with period 2 around the physical
+    /// multiplier (spec 000 §2.5); do not compare it directly with other schemes'. For
+    /// θ = 1 its positions follow the VI-S recursion.
+    GglViB {
+        marker: unit,
+        label: "VI-B",
+        family: Ggl,
+        source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.2; spec 000 §2.5",
+        equations: "(83), θ = 1, ϑ = ½",
+        unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
+        order: { q: 1, p: 1, multipliers: None },
+        energy: Oscillates,
+        symplectic: true,
+        requires: { mass: Constant, constraints: Holonomic },
+        note: "`g = 0` and `G v = 0` at nodes (`G M⁻¹ p ≠ 0`); `λ` oscillates with period 2",
+        template: |model, blocks| {
+            ggl_theta::template(model, blocks, Coef::Const(1.0), Constraints::Trapezoidal(Coef::Const(0.5)))
+        },
+    }
+
+    /// The θ-method with its coefficients at run time: see the struct's documentation.
+    GglThetaA {
+        marker: defined,
+        label: "VI-θA",
+        family: Ggl,
+        source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.1; spec 000 §2.3–2.4",
+        equations: "(76)–(79)",
+        unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
+        order: { q: 1, p: 1, multipliers: None },
+        energy: Oscillates,
+        symplectic: true,
+        requires: { mass: Constant, constraints: Holonomic },
+        note: "second order at θ = ½; `g = 0` and `G v = 0` at `q^θ`; stable only at θ = ½",
+        template: |model, blocks| {
+            ggl_theta::template(model, blocks, Coef::Field("theta"), Constraints::Intermediate)
+        },
+    }
+
+    /// The θ-method with its coefficients at run time: see the struct's documentation.
+    GglThetaB {
+        marker: defined,
+        label: "VI-θB",
+        family: Ggl,
+        source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.2; spec 000 §2.5",
+        equations: "(76)–(82)",
+        unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
+        order: { q: 1, p: 1, multipliers: None },
+        energy: Oscillates,
+        symplectic: true,
+        requires: { mass: Constant, constraints: Holonomic },
+        note: "`g = 0` at nodes, `G v = 0` at `q^θ`; stable only for ϑ ≤ ½",
+        template: |model, blocks| {
+            let trapezoidal = Constraints::Trapezoidal(Coef::Field("vartheta"));
+            ggl_theta::template(model, blocks, Coef::Field("theta"), trapezoidal)
+        },
+    }
+
+    /// GGL energy–momentum scheme, "EM" (Kinon, Betsch, Schneider 2023, Sect. 5, eq. (84);
+    /// spec 000 §2.6), with the velocity eliminated as in the authors' code:
+    ///
+    /// ```text
+    /// (84a) q¹ − q⁰ = h M⁻¹ p^½ + h M⁻¹ 𝖣g(q⁰,q¹)ᵀ γ¹
+    /// (84b) p¹ − p⁰ = −h 𝖣V(q⁰,q¹) − h 𝖣g(q⁰,q¹)ᵀ λ¹ − h Σ_k γ¹_k H_k M⁻¹ p^½
+    /// (84d) 0 = g(q¹)
+    /// (84e) 0 = G(q¹) M⁻¹ p¹
+    /// ```
+    ///
+    /// Unknowns `(q¹, p¹, λ¹, γ¹)`, `2d + 2m` equations; `v¹ = M⁻¹ p¹` afterwards.
+    /// `x^½` is the arithmetic mean. For `V` and `g` of degree ≤ 2 the discrete gradients
+    /// `𝖣` are the midpoint gradients (exact directionality); a non-quadratic `V` gets the
+    /// Gonzalez formula, which conserves energy but not, in general, momentum maps.
+    ///
+    /// Properties: energy `H` conserved exactly, momentum maps conserved, `g` and
+    /// `G M⁻¹ p` exactly zero at every node; second order in `q` and `p`, first in `λ`; not
+    /// symplectic. Requires a constant mass matrix.
+    GglEm {
+        marker: unit,
+        label: "EM",
+        family: Ggl,
+        source: "Kinon, Betsch, Schneider 2023, Sect. 5; spec 000 §2.6",
+        equations: "(84)",
+        unknowns: [q1: d, p1: d, lambda1: m, gamma1: m],
+        order: { q: 2, p: 2, multipliers: Some(1) },
+        energy: Exact,
+        symplectic: false,
+        requires: { mass: Constant, constraints: QuadraticHolonomic },
+        note: "`g = 0` and `G M⁻¹ p = 0` at nodes",
+        template: ggl_em::template,
+    }
+
+    /// Gonzalez's energy–momentum scheme with primary constraints only, "EM-G" (Gonzalez
+    /// 1999; the reference scheme of Kinon, Betsch, Schneider 2023, Sect. 6.3; spec 000
+    /// §2.7):
+    ///
+    /// ```text
+    /// q¹ − q⁰ = h M⁻¹ p^½
+    /// p¹ − p⁰ = −h 𝖣V(q⁰, q¹) − h 𝖣g(q⁰, q¹)ᵀ λ¹
+    /// 0 = g(q¹)
+    /// ```
+    ///
+    /// Unknowns `(q¹, p¹, λ¹)`, `2d + m`. Conserves energy and momentum maps (with
+    /// invariant-based `𝖣V`), `g = 0` at the nodes; the secondary constraint `G M⁻¹ p` is
+    /// not enforced and drifts. Second order in `q`, `p`; first in `λ`. The state's `γ` is 0.
+    GglEmG {
+        marker: unit,
+        label: "EM-G",
+        family: Ggl,
+        source: "Gonzalez 1999; Kinon, Betsch, Schneider 2023, Sect. 6.3; spec 000 §2.7",
+        equations: "Gonzalez 1999",
+        unknowns: [q1: d, p1: d, lambda1: m],
+        order: { q: 2, p: 2, multipliers: Some(1) },
+        energy: Exact,
+        symplectic: false,
+        requires: { mass: Constant, constraints: QuadraticHolonomic },
+        note: "`g = 0` at nodes; `G M⁻¹ p` not enforced",
+        template: ggl_em_g::template,
+    }
+
+    /// The variational partitioned Runge–Kutta method of the Lobatto IIIA–IIIB pair with `S`
+    /// stages (Martín de Diego, Sato Martín de Almagro, "High-order geometric methods for
+    /// nonholonomic mechanical systems", Thm 4.2, eq. (9); spec 002 S1), for unconstrained
+    /// models with any regular Lagrangian:
+    ///
+    /// ```text
+    /// q¹ = q⁰ + h Σⱼ bⱼ Vʲ,            p¹ = p⁰ + h Σᵢ b̂ᵢ Wⁱ
+    /// Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ,           Pⁱ = p⁰ + h Σⱼ âᵢⱼ Wʲ
+    /// Wⁱ = D₁L(Qⁱ, Vⁱ),                Pⁱ = D₂L(Qⁱ, Vⁱ)
+    /// ```
+    ///
+    /// Unknowns: the stage velocities `V¹ … Vˢ` (`S·d`); the residual is
+    /// `Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ D₁L(Qʲ, Vʲ)`. The step is assembled at run time from
+    /// the model's point kernels with its exact block Jacobian, for any `S ≥ 2`.
+    ///
+    /// Properties: order `2S − 2` in `q` and `p`; symplectic; conserves the momentum maps of
+    /// the Lagrangian's symmetries; at `S = 2` it is the Störmer–Verlet method.
+    LobattoIIIAIIIB<S in 2..=10> {
+        marker: unit,
+        label: "Lobatto IIIA-IIIB",
+        family: Prk,
+        source: "Martín de Diego, Sato Martín de Almagro, Thm 4.2; spec 002 S1",
+        equations: "(9)",
+        unknowns: [V[S]: d],
+        order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: None },
+        energy: Oscillates,
+        symplectic: true,
+        requires: { mass: Regular, constraints: Unconstrained },
+        note: "`s = 2` is Störmer–Verlet; momentum maps of the Lagrangian's symmetries conserved",
+    }
+
+}

@@ -1,0 +1,131 @@
+//! What the catalogue says about a scheme, as types: the row every tool reads
+//! ([`Entry`]), and the per-marker constants ([`SchemeInfo`]).
+
+/// Convergence orders of a scheme, separately for positions, momenta and multipliers:
+/// they differ (the GGL energy–momentum schemes are second order in `q` and `p`, first
+/// in `λ`; the constrained Lobatto schemes' `λ` order depends on the parity of `s`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Orders {
+    /// Order in the positions `q`.
+    pub q: u32,
+    /// Order in the momenta `p`.
+    pub p: u32,
+    /// Order in the multipliers; `None` when the scheme has none, or when neither its
+    /// paper states the order nor a test here measures it.
+    pub multipliers: Option<u32>,
+}
+
+/// How a scheme treats the energy of a conservative model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Energy {
+    /// Conserved to round-off (energy–momentum schemes).
+    Exact,
+    /// Not conserved, but bounded and oscillating over long times (symplectic schemes).
+    Oscillates,
+}
+
+/// What a scheme needs of the model's kinetic energy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MassRequirement {
+    /// `L = ½ vᵀMv − V(q)` with a constant, nonsingular `M` (every GGL scheme).
+    Constant,
+    /// Any Lagrangian whose `∂²L/∂v²` is nonsingular along the motion.
+    Regular,
+}
+
+/// Which holonomic constraints `g(q) = 0` a scheme accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstraintSupport {
+    /// None: the scheme is for unconstrained models.
+    Unconstrained,
+    /// Holonomic constraints of any form.
+    Holonomic,
+    /// Holonomic constraints of degree ≤ 2 in the coordinates (their midpoint gradient
+    /// is then a discrete gradient).
+    QuadraticHolonomic,
+}
+
+/// What a scheme requires of a model; `model!` refuses the rest with a spanned error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Requirements {
+    /// Kinetic energy.
+    pub mass: MassRequirement,
+    /// Holonomic constraints.
+    pub constraints: ConstraintSupport,
+}
+
+/// One block of a scheme's unknowns as the catalogue declares it: `q1` of size `d`, or
+/// the stage velocities `V¹ … Vˢ`, one block of size `d` per stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockSpec {
+    /// The block's name, e.g. `q1`, `lambda1`, `V`.
+    pub name: &'static str,
+    /// Its size in the model's dimensions, as written: `d` or `m`.
+    pub size: &'static str,
+    /// For a block per stage, the stage count's name (`S`); `None` for a single block.
+    pub per_stage: Option<&'static str>,
+}
+
+/// Orders as the catalogue writes them, for schemes whose orders depend on a parameter
+/// (`2 * S - 2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrderText {
+    /// Order in `q`.
+    pub q: &'static str,
+    /// Order in `p`.
+    pub p: &'static str,
+    /// Order in the multipliers, `None` as in [`Orders::multipliers`].
+    pub multipliers: Option<&'static str>,
+}
+
+/// One row of the scheme catalogue, for every scheme whether or not a model declares
+/// it: what `livens list`, the README's table and the tests read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The marker type's name in [`livens::schemes`](crate::schemes), e.g. `GglEm`.
+    pub name: &'static str,
+    /// The papers' short label, e.g. `EM`.
+    pub label: &'static str,
+    /// The family whose driver steps it (`Ggl`: a symbolic template solved by Newton;
+    /// `Prk`: assembled at run time from the point kernels).
+    pub family: &'static str,
+    /// The paper and section it comes from, and the spec that implements it.
+    pub source: &'static str,
+    /// The paper's equation numbers.
+    pub equations: &'static str,
+    /// The stage-count parameter's name and the counts `model!` accepts, for schemes
+    /// written `Name(s)`.
+    pub stages: Option<(&'static str, usize, usize)>,
+    /// The blocks of the unknowns of one step, in order.
+    pub unknowns: &'static [BlockSpec],
+    /// Convergence orders, as written.
+    pub order: OrderText,
+    /// Energy behaviour.
+    pub energy: Energy,
+    /// Whether the scheme is symplectic.
+    pub symplectic: bool,
+    /// What it needs of a model.
+    pub requires: Requirements,
+    /// One line on where the constraints hold and what to watch for.
+    pub note: &'static str,
+}
+
+/// Static facts about a scheme, generated from its catalogue entry: read by docs, tests
+/// and tools.
+pub trait SchemeInfo {
+    /// The scheme's catalogue row.
+    const ENTRY: &'static Entry;
+    /// The marker type's name, e.g. `GglEm`.
+    const NAME: &'static str = Self::ENTRY.name;
+    /// Short label used in the papers and on the command line, e.g. `EM`.
+    const LABEL: &'static str = Self::ENTRY.label;
+    /// The stage count of this instance, for a scheme written `Name(s)`.
+    const STAGES: Option<usize> = None;
+    /// Convergence orders stated by the paper (and measured by the tests), for this
+    /// instance of the scheme (its stage count filled in).
+    const ORDER: Orders;
+    /// Whether the scheme conserves the energy to round-off.
+    const CONSERVES_ENERGY: bool = matches!(Self::ENTRY.energy, Energy::Exact);
+    /// Whether the scheme is symplectic.
+    const SYMPLECTIC: bool = Self::ENTRY.symplectic;
+}
