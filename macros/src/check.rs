@@ -4,6 +4,9 @@ use crate::errors::Errors;
 use crate::ir::Model;
 use crate::schemes::{constant_inverse, is_constant, mass_matrix, SchemeKind};
 
+/// Where the user finds every scheme with its requirements.
+const CATALOGUE_HINT: &str = "the README's scheme table lists every scheme with its requirements";
+
 /// Runs every check, reporting all failures together.
 pub fn check(model: &mut Model) -> syn::Result<()> {
     let mut errors = Errors::default();
@@ -15,15 +18,15 @@ pub fn check(model: &mut Model) -> syn::Result<()> {
 }
 
 /// A scheme for unconstrained models would silently ignore the constraints. The error
-/// names the schemes of the catalogue that take holonomic constraints.
+/// names a scheme of the catalogue that takes holonomic constraints (one, so that the
+/// message does not change with every scheme added).
 fn unconstrained_only(model: &Model, errors: &mut Errors) {
     if model.constraints.is_empty() {
         return;
     }
-    let with_constraints: Vec<&str> = SchemeKind::all()
-        .filter(|k| k.supports_constraints())
-        .map(SchemeKind::name)
-        .collect();
+    let example = SchemeKind::all()
+        .find(|k| k.supports_constraints())
+        .map_or("", SchemeKind::name);
     for req in model
         .schemes
         .iter()
@@ -35,9 +38,8 @@ fn unconstrained_only(model: &Model, errors: &mut Errors) {
             format!(
                 "scheme `{}` is for unconstrained models and would ignore the `holonomic` \
                  block (its constrained forms are not built yet); use a scheme that takes \
-                 holonomic constraints: {}",
+                 holonomic constraints, such as `{example}` ({CATALOGUE_HINT})",
                 req.kind.name(),
-                with_constraints.join(", ")
             ),
         );
     }
@@ -128,18 +130,14 @@ fn quadratic_constraints(model: &Model, errors: &mut Errors) {
         return;
     };
     let is_q = |v| model.is_q(v);
-    let others: Vec<&str> = SchemeKind::all()
-        .filter(|k| !k.needs_quadratic_constraints() && k.supports_constraints())
-        .map(SchemeKind::name)
-        .collect();
-    let alternative = if others.is_empty() {
-        String::new()
-    } else {
-        format!(
-            ", or use a scheme without this restriction ({})",
-            others.join(", ")
-        )
-    };
+    let alternative = SchemeKind::all()
+        .find(|k| !k.needs_quadratic_constraints() && k.supports_constraints())
+        .map_or_else(String::new, |k| {
+            format!(
+                ", or use a scheme without this restriction, such as `{}` ({CATALOGUE_HINT})",
+                k.name()
+            )
+        });
     // A vector constraint is one per component: report it once.
     let mut reported = std::collections::HashSet::new();
     for c in &model.constraints {

@@ -37,7 +37,7 @@ model! {
             lx: translation(e1), ly: translation(e2), lz: translation(e3),
             jx: rotation(e1), jy: rotation(e2), jz: rotation(e3),
         }
-        schemes { GglViS, GglViA, GglViB, GglThetaA, GglThetaB, GglEm, GglEmG }
+        schemes { GglViS, GglViA, GglViB, GglThetaA, GglThetaB, GglEm, GglEmG, Rattle }
     }
 }
 

@@ -22,7 +22,7 @@ model! {
         potential = m * g * q.z;
         holonomic { length: 0.5 * (dot(q, q) / (l * l) - 1.0) }
         momentum { j3: rotation(e3) }
-        schemes { GglViS, GglViA, GglViB, GglThetaA, GglThetaB, GglEm, GglEmG }
+        schemes { GglViS, GglViA, GglViB, GglThetaA, GglThetaB, GglEm, GglEmG, Rattle }
     }
 }
 

@@ -43,7 +43,7 @@ model! {
             tip: phi / l - d3,
         }
         momentum { j3: rotation(e3) }
-        schemes { GglViS, GglViA, GglViB, GglThetaA, GglThetaB, GglEm, GglEmG }
+        schemes { GglViS, GglViA, GglViB, GglThetaA, GglThetaB, GglEm, GglEmG, Rattle }
     }
 }
 

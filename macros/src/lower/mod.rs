@@ -3,7 +3,7 @@
 //! schemes. Errors are collected, so one expansion reports every mistake; a failed
 //! declaration poisons its name so that its uses add no follow-up errors.
 mod expr;
-mod names;
+pub(crate) mod names;
 
 use proc_macro2::Span;
 use syn::{Expr, Ident};

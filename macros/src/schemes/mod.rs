@@ -7,6 +7,7 @@ mod ggl_em;
 mod ggl_em_g;
 mod ggl_theta;
 mod ggl_vi_s;
+mod rattle;
 
 pub use common::{constant_inverse, is_constant, mass_matrix, Template};
 
@@ -132,12 +133,10 @@ impl SchemeKind {
 
     /// The scheme named `name`, with the stage count `stages` if it takes one.
     pub fn from_name(name: &str, stages: Option<usize>) -> Result<Self, String> {
-        let entry = CATALOGUE.iter().find(|e| e.name == name).ok_or_else(|| {
-            format!(
-                "unknown scheme `{name}`; available schemes: {}",
-                Self::names().join(", ")
-            )
-        })?;
+        let entry = CATALOGUE
+            .iter()
+            .find(|e| e.name == name)
+            .ok_or_else(|| Self::unknown(name))?;
         let stages = match (entry.stages, stages) {
             (Some((lo, hi)), Some(s)) if (lo..=hi).contains(&s) => Some(s),
             (Some((lo, hi)), Some(s)) => {
@@ -155,6 +154,17 @@ impl SchemeKind {
             (None, None) => None,
         };
         Ok(SchemeKind { entry, stages })
+    }
+
+    /// "unknown scheme": the closest name if there is one, the whole catalogue if not.
+    fn unknown(name: &str) -> String {
+        match crate::lower::names::closest(name, Self::names()) {
+            Some(near) => format!("unknown scheme `{name}` (did you mean `{near}`?)"),
+            None => format!(
+                "unknown scheme `{name}`; available schemes: {}",
+                Self::names().join(", ")
+            ),
+        }
     }
 
     pub fn names() -> Vec<&'static str> {
@@ -208,5 +218,27 @@ impl SchemeKind {
             entry,
             stages: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages read the catalogue: a near miss names the scheme meant, a far one
+    /// lists every scheme (not pinned by trybuild, which would need an edit per scheme).
+    #[test]
+    fn unknown_names_point_to_the_catalogue() {
+        let near = SchemeKind::from_name("GglEM", None).unwrap_err();
+        assert_eq!(near, "unknown scheme `GglEM` (did you mean `GglEm`?)");
+        let far = SchemeKind::from_name("RungeKutta4", None).unwrap_err();
+        for entry in CATALOGUE {
+            assert!(far.contains(entry.name), "{far}");
+        }
+        assert!(SchemeKind::from_name("LobattoIIIAIIIB", None).is_err());
+        assert!(SchemeKind::from_name("LobattoIIIAIIIB", Some(1)).is_err());
+        assert!(SchemeKind::from_name("GglEm", Some(3)).is_err());
+        let s3 = SchemeKind::from_name("LobattoIIIAIIIB", Some(3)).expect("in range");
+        assert_eq!((s3.name(), s3.stages), ("LobattoIIIAIIIB", Some(3)));
     }
 }

@@ -227,6 +227,41 @@ catalogue! {
         template: ggl_em_g::template,
     }
 
+    /// RATTLE (Andersen 1983), the Störmer–Verlet method for holonomic constraints, in
+    /// the form of Martín de Diego, Sato Martín de Almagro, "High-order geometric methods
+    /// for nonholonomic mechanical systems", Sec. 4.3 (spec 002 S2): the discrete Legendre
+    /// transforms of the trapezoidal discrete Lagrangian with the constraint forces
+    /// `(h/2) G(q)ᵀ λ` at both ends. For `L = ½ vᵀMv − V(q)`, `v = (q¹ − q⁰)/h`:
+    ///
+    /// ```text
+    /// p⁰ = M v + (h/2) ∇V(q⁰) − (h/2) G(q⁰)ᵀ λ⁰
+    /// p¹ = M v − (h/2) ∇V(q¹) + (h/2) G(q¹)ᵀ λ¹
+    /// 0  = g(q¹),    0 = G(q¹) M⁻¹ p¹
+    /// ```
+    ///
+    /// Unknowns `(q¹, p¹, λ⁰, λ¹)`, `2d + 2m`; the new state carries `λ⁰` as `lambda`
+    /// and `λ¹` as `gamma` (the paper's sign: the force is `+Gᵀλ`, the opposite of the GGL
+    /// schemes'), and `v = M⁻¹ p¹`.
+    ///
+    /// Properties: symplectic on the constrained phase space, second order, momentum maps
+    /// of symmetries that preserve the constraints conserved; `g = 0` and `G M⁻¹ p = 0` at
+    /// the nodes. Without constraints it is the Störmer–Verlet method, i.e.
+    /// [`LobattoIIIAIIIB<2>`](LobattoIIIAIIIB). Requires a constant mass matrix.
+    Rattle {
+        marker: unit,
+        label: "RATTLE",
+        family: Ggl,
+        source: "Martín de Diego, Sato Martín de Almagro, Sec. 4.3; spec 002 S2",
+        equations: "Sec. 4.3",
+        unknowns: [q1: d, p1: d, lambda0: m, lambda1: m],
+        order: { q: 2, p: 2, multipliers: None },
+        energy: Oscillates,
+        symplectic: true,
+        requires: { mass: Constant, constraints: Holonomic },
+        note: "`g = 0` and `G M⁻¹ p = 0` at nodes; without constraints, Störmer–Verlet",
+        template: rattle::template,
+    }
+
     /// The variational partitioned Runge–Kutta method of the Lobatto IIIA–IIIB pair with `S`
     /// stages (Martín de Diego, Sato Martín de Almagro, "High-order geometric methods for
     /// nonholonomic mechanical systems", Thm 4.2, eq. (9); spec 002 S1), for unconstrained

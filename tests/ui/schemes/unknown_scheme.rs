@@ -4,7 +4,7 @@ livens::model! {
         coords { r: Vec3 }
         kinetic = 0.5 * m * dot(r_dot, r_dot);
         potential = m * g * r.z;
-        schemes { GglEm, RungeKutta4 }
+        schemes { GglEm, GglEM }
     }
 }
 
