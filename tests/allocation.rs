@@ -1,5 +1,7 @@
 //! The step path allocates nothing: `Integrator::step`, `Diagnostics::of` and
-//! `momentum_maps`, for both models × both schemes.
+//! `momentum_maps`, for every scheme the paper's pendulum and top declare (found through
+//! `DeclaredSchemes`) and for the assembled Lobatto IIIA–IIIB family, with its
+//! workspace inline or boxed.
 //!
 //! A counting global allocator wraps `System`. Both the on/off flag and the counter are
 //! `const`-initialised thread-locals (which never allocate themselves), so the test
@@ -11,6 +13,8 @@ use std::cell::Cell;
 use std::hint::black_box;
 
 use livens::prelude::*;
+use livens::solve::{Boxed, Storage};
+use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{LagrangeTop, Pendulum3d};
 
 struct CountingAllocator;
@@ -78,19 +82,16 @@ fn counter_counts_allocations() {
 const STEPS: usize = 100;
 
 /// Steps `STEPS` times and evaluates diagnostics and momentum maps after every step,
-/// asserting that none of it allocates. The integrator is built outside the region.
-fn assert_no_allocation<Mdl, S, const D: usize, const M: usize, const K: usize>(
+/// asserting that none of it allocates. The integrator (with its workspace in storage
+/// `K`) is built outside the region.
+fn assert_no_allocation<Mdl, S, K, const D: usize, const M: usize, const P: usize>(
     label: &str,
-    model: Mdl,
-    scheme: S,
-    h: f64,
-    initial: GglState<f64, D, M>,
+    mut sim: Integrator<f64, Mdl, S, K>,
 ) where
-    Mdl: Step<f64, S, State = GglState<f64, D, M>> + Model<f64, D, M> + MomentumMaps<f64, D, K>,
-    S: SchemeInfo,
+    Mdl: Step<f64, S> + Model<f64, D, M> + MomentumMaps<f64, D, P>,
+    Mdl::State: NodeValues<f64, D>,
+    K: Storage,
 {
-    let mut sim = Integrator::new(model, scheme, h, initial);
-
     // Stepping alone.
     let (failures, n) = allocations_in(|| {
         let mut failures = 0_usize;
@@ -106,13 +107,19 @@ fn assert_no_allocation<Mdl, S, const D: usize, const M: usize, const K: usize>(
         n, 0,
         "{label}: {n} allocations in {STEPS} calls of Integrator::step"
     );
-    assert!(sim.state().t > 0.0, "{label}: the state did not advance");
+    assert!(
+        sim.state().time() > 0.0,
+        "{label}: the state did not advance"
+    );
 
     // Diagnostics and momentum maps alone, at the advanced state.
     let ((d, j), n) = allocations_in(|| {
         let state = sim.state();
         let d = black_box(Diagnostics::of(sim.model(), black_box(state)));
-        let j = black_box(sim.model().momentum_maps(&state.q, &state.p));
+        let j = black_box(
+            sim.model()
+                .momentum_maps(state.positions(), state.momenta()),
+        );
         (d, j)
     });
     assert_eq!(
@@ -130,7 +137,9 @@ fn assert_no_allocation<Mdl, S, const D: usize, const M: usize, const K: usize>(
             }
             let state = sim.state();
             let d = Diagnostics::of(sim.model(), state);
-            let j = sim.model().momentum_maps(&state.q, &state.p);
+            let j = sim
+                .model()
+                .momentum_maps(state.positions(), state.momenta());
             checksum += d.energy + d.position_residual + j.sum();
         }
         black_box(checksum)
@@ -139,56 +148,93 @@ fn assert_no_allocation<Mdl, S, const D: usize, const M: usize, const K: usize>(
     assert_eq!(n, 0, "{label}: {n} allocations in step + diagnostics loop");
 }
 
+/// [`assert_no_allocation`] for every scheme a model declares, from its initial node;
+/// `P` is the model's number of momentum maps.
+struct EveryScheme<Mdl, const D: usize, const M: usize, const P: usize> {
+    model: Mdl,
+    h: f64,
+    node: GglState<f64, D, M>,
+    checked: Vec<String>,
+}
+
+impl<Mdl, const D: usize, const M: usize, const P: usize> SchemeVisitor<f64, Mdl, D, M>
+    for EveryScheme<Mdl, D, M, P>
+where
+    Mdl: Model<f64, D, M> + MomentumMaps<f64, D, P> + Clone,
+{
+    fn visit<S>(&mut self, scheme: S)
+    where
+        S: SchemeInfo,
+        Mdl: Step<f64, S>,
+        <Mdl as Step<f64, S>>::State: NodeValues<f64, D> + FromNode<f64, D, M>,
+    {
+        let label = format!("{}/{}", Mdl::NAME, S::NAME);
+        let initial = FromNode::from_node(&self.node);
+        let sim = Integrator::new(self.model.clone(), scheme, self.h, initial);
+        assert_no_allocation::<_, _, _, D, M, P>(&label, sim);
+        self.checked.push(S::NAME.to_owned());
+    }
+}
+
+/// Every scheme `model` declares; returns their names.
+fn every_declared_scheme<Mdl, const D: usize, const M: usize, const P: usize>(
+    model: Mdl,
+    h: f64,
+    node: GglState<f64, D, M>,
+) -> Vec<String>
+where
+    Mdl: DeclaredSchemes<f64, D, M> + MomentumMaps<f64, D, P> + Clone,
+{
+    let mut visitor = EveryScheme::<Mdl, D, M, P> {
+        model,
+        h,
+        node,
+        checked: Vec::new(),
+    };
+    Mdl::visit_schemes(&mut visitor);
+    visitor.checked
+}
+
 #[test]
-fn pendulum_em_allocates_nothing() {
+fn every_scheme_of_the_pendulum_allocates_nothing() {
     let model = Pendulum3d::new();
-    let initial = model.initial_state().unwrap();
-    assert_no_allocation(
-        "pendulum/GglEm",
-        model,
-        GglEm,
-        Pendulum3d::DEFAULT_STEP,
-        initial,
-    );
+    let node = model.initial_state().unwrap();
+    let checked = every_declared_scheme(model, Pendulum3d::DEFAULT_STEP, node);
+    assert!(checked.iter().any(|s| s == "GglEm"), "{checked:?}");
 }
 
 #[test]
-fn pendulum_via_allocates_nothing() {
-    let model = Pendulum3d::new();
-    let initial = model.initial_state().unwrap();
-    assert_no_allocation(
-        "pendulum/GglViA",
-        model,
-        GglViA,
-        Pendulum3d::DEFAULT_STEP,
-        initial,
-    );
-}
-
-#[test]
-fn top_em_allocates_nothing() {
+fn every_scheme_of_the_top_allocates_nothing() {
     let model = LagrangeTop::new();
-    let initial = model.initial_state().unwrap();
-    assert_no_allocation(
-        "top/GglEm",
-        model,
-        GglEm,
-        LagrangeTop::DEFAULT_STEP,
-        initial,
-    );
+    let node = model.initial_state().unwrap();
+    let checked = every_declared_scheme(model, LagrangeTop::DEFAULT_STEP, node);
+    assert!(checked.iter().any(|s| s == "GglViA"), "{checked:?}");
 }
 
+livens::model! {
+    /// The Hénon–Heiles system, for the assembled family.
+    pub struct HenonHeiles {
+        params { lambda = 1.0 }
+        coords { x: Scalar, y: Scalar }
+        kinetic = 0.5 * (x_dot * x_dot + y_dot * y_dot);
+        potential = 0.5 * (x * x + y * y) + lambda * (x * x * y - y.powi(3) / 3.0);
+        schemes { LobattoIIIAIIIB(3) }
+    }
+}
+
+/// The assembled family, with its workspace inline and on the heap (allocated once, when
+/// the integrator is built).
 #[test]
-fn top_via_allocates_nothing() {
-    let model = LagrangeTop::new();
-    let initial = model.initial_state().unwrap();
-    assert_no_allocation(
-        "top/GglViA",
-        model,
-        GglViA,
-        LagrangeTop::DEFAULT_STEP,
-        initial,
-    );
+fn lobatto_iiia_iiib_allocates_nothing_inline_or_boxed() {
+    let model = HenonHeiles::new();
+    let (q0, v0) = (SVector::from([0.3, -0.2]), SVector::from([0.1, 0.4]));
+    let initial = PhaseState::from_velocities(&model, q0, v0);
+    let label = "HenonHeiles/LobattoIIIAIIIB(3)";
+    let inline = Integrator::new(model, LobattoIIIAIIIB::<3>, 0.05, initial);
+    assert_no_allocation::<_, _, _, 2, 0, 0>(label, inline);
+    let boxed: Integrator<f64, _, _, Boxed> =
+        Integrator::new_boxed(model, LobattoIIIAIIIB::<3>, 0.05, initial);
+    assert_no_allocation::<_, _, _, 2, 0, 0>(&format!("{label}, boxed"), boxed);
 }
 
 /// A failed step (the error path) allocates nothing either.
