@@ -80,7 +80,7 @@ fn expand(ast: dsl::ModelAst) -> proc_macro2::TokenStream {
     // implemented", ... (pinned by tests/ui/structure/model_in_use.rs).
     let result = lower::lower(ast).and_then(|mut model| {
         check::check(&mut model)?;
-        Ok(emit::expand(&mut model))
+        emit::expand(&mut model)
     });
     result.unwrap_or_else(|e| e.to_compile_error())
 }

@@ -85,8 +85,9 @@ fn smatrix_body(model: &Model, rows: usize, cols: usize, entries: &[Id]) -> Toke
     }
 }
 
-/// Expands the checked model into its struct and trait impls.
-pub fn expand(model: &mut Model) -> TokenStream {
+/// Expands the checked model into its struct and trait impls, or the errors of the
+/// schemes whose code would exceed the budget.
+pub fn expand(model: &mut Model) -> syn::Result<TokenStream> {
     let p = private();
     let (d, m) = (model.dim(), model.n_constraints());
     let name = model.name.clone();
@@ -318,12 +319,16 @@ pub fn expand(model: &mut Model) -> TokenStream {
 
     // ---- schemes -------------------------------------------------------------------------
     out.extend(kernels::point_kernels(model));
-    let kinds: Vec<_> = model.schemes.iter().map(|s| s.kind).collect();
-    for kind in kinds {
+    let requests: Vec<_> = model.schemes.iter().map(|s| (s.kind, s.span)).collect();
+    let mut errors = crate::errors::Errors::default();
+    for (kind, span) in requests {
         let marker = format_ident!("{}", kind.name());
         match (kind.family(), kind.template(model), kind.stages) {
             (Family::Ggl, Some(template), None) => {
-                out.extend(scheme_impl(model, &template, quote!(#p::schemes::#marker)));
+                match scheme_impl(model, kind, &template, quote!(#p::schemes::#marker)) {
+                    Ok(tokens) => out.extend(tokens),
+                    Err(message) => errors.push(span, message),
+                }
             }
             (Family::Prk, None, Some(stages)) => {
                 out.extend(kernels::prk_step(model, kind, &marker, stages));
@@ -331,9 +336,10 @@ pub fn expand(model: &mut Model) -> TokenStream {
             (family, _, _) => unreachable!("catalogue: {kind:?} does not fit family {family:?}"),
         }
     }
+    errors.finish()?;
     out.extend(declared_schemes(model));
     debug_assert!(model.graph.check_memo(), "no two ids for one node");
-    out
+    Ok(out)
 }
 
 /// `impl DeclaredSchemes`: the visitor called with every scheme of the model's
@@ -394,9 +400,36 @@ fn momentum_map(model: &mut Model, sym: Symmetry) -> Id {
     model.graph.sum(terms)
 }
 
+/// Most temporaries the residual and Jacobian of one model × scheme may take. rustc's
+/// time and memory grow about linearly with them (measured on a 2-core machine, test
+/// profile, debug info on: 7 800 temporaries build in 8 s and 0.6 GB, 32 000 in 43 s and
+/// 2.7 GB, 131 000 in 240 s and 19 GB); the papers' models take 80–1 200. The budget
+/// keeps one model × scheme near 10 s and 1 GB.
+pub(crate) const BUDGET: usize = 10_000;
+
+/// The budget error, on the scheme's name, with what to do instead.
+fn over_budget(model: &Model, kind: SchemeKind, temporaries: usize) -> String {
+    // error: the step equations of `GglEm` for `Grav12` take 32229 temporaries …
+    format!(
+        "the step equations of `{}` for `{}` take {temporaries} temporaries, over the budget \
+         of {BUDGET} (about 10 s and 1 GB of rustc per model × scheme; see \
+         docs/ARCHITECTURE.md); split the model into smaller ones, or, for an unconstrained \
+         model, use a scheme assembled at run time from point kernels, such as \
+         `LobattoIIIAIIIB(2)` (its code grows with the model, not with a step's equations)",
+        kind.name(),
+        model.name
+    )
+}
+
 /// The `DiscreteSystem` impl of one scheme (residual, exact Jacobian, guesses, next
-/// state) and its `Step` impl, which hands the sizes to the GGL family's driver.
-fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStream {
+/// state) and its `Step` impl, which hands the sizes to the GGL family's driver; an
+/// error if the emitted code would exceed [`BUDGET`].
+fn scheme_impl(
+    model: &mut Model,
+    kind: SchemeKind,
+    t: &Template,
+    marker: TokenStream,
+) -> Result<TokenStream, String> {
     let p = private();
     let (d, m, n) = (model.dim(), model.n_constraints(), t.unknowns.len());
     let (dl, ml, nl) = (lit(d), lit(m), lit(n));
@@ -412,7 +445,11 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
     }
     let mut outputs = t.residual.clone();
     outputs.extend(nonzero.iter().map(|(_, _, e)| *e));
-    let (stmts, vals) = block(model, &outputs);
+    let b = emit(&model.graph, &outputs, &|v| var_expr(model, v), &private());
+    if b.temporaries > BUDGET {
+        return Err(over_budget(model, kind, b.temporaries));
+    }
+    let (stmts, vals) = (b.stmts, b.values);
     let (r_vals, j_vals) = vals.split_at(n);
     let j_writes = nonzero.iter().zip(j_vals).map(|((i, j, _), v)| {
         let (i, j) = (lit(*i), lit(*j));
@@ -458,7 +495,7 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
         &quote!(#p::Workspace::new()),
         &quote!(#p::families::ggl),
     );
-    quote! {
+    Ok(quote! {
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #p::families::ggl::DiscreteSystem<T, #marker, #dl, #ml, #nl> for #name<T> {
             const UNKNOWNS: &'static [#p::Block] = &[#(#layout),*];
@@ -510,7 +547,7 @@ fn scheme_impl(model: &mut Model, t: &Template, marker: TokenStream) -> TokenStr
         }
 
         #step
-    }
+    })
 }
 
 /// `impl Step<T, Scheme>` for the model: the scheme's state and workspace types with

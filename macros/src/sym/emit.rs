@@ -1,15 +1,24 @@
-//! Emission of straight-line Rust: one `let` per needed node, in topological order, so
-//! that every shared subexpression is computed once.
-use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+//! Emission of straight-line Rust in which every shared subexpression is computed once.
+//!
+//! The values live in one flat array of temporaries, `let mut t = [0; K]; t[3] = t[1] *
+//! t[2]; …`, not in one `let` per value: each `let` opens a scope nested in the previous
+//! one, and rustc's and LLVM's passes over that nesting (the debug-info writer first)
+//! recurse once per level, which overflowed the stack at a few thousand statements. The
+//! array keeps the nesting depth at one whatever the size; in optimised builds LLVM
+//! splits it back into registers (measured no slower, see `docs/ARCHITECTURE.md`).
+//! Variables and constants are not copied into the array: they are read where used.
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
 
 use super::{Func, Graph, Id, Node, VarId};
 
-/// A block of `let` statements computing a set of expressions, and for each requested
+/// A block of statements computing a set of expressions, and for each requested
 /// expression the token that names its value.
 pub struct Block {
     pub stmts: TokenStream,
     pub values: Vec<TokenStream>,
+    /// Number of temporaries (array slots) the block uses: its size, for the budget.
+    pub temporaries: usize,
 }
 
 /// Emits the statements computing `outputs`. `var` maps each variable to the Rust
@@ -22,47 +31,63 @@ pub fn emit(
     private: &TokenStream,
 ) -> Block {
     let needed = needed_nodes(g, outputs);
-    let mut stmts = TokenStream::new();
+    // Slots for operations only; variables and constants are operands in place.
+    let mut slot = vec![usize::MAX; needed.len()];
+    let mut slots = 0;
     for (i, &need) in needed.iter().enumerate() {
-        if !need {
-            continue;
+        if need && !matches!(g.node(Id(i as u32)), Node::Var(_) | Node::Const(_)) {
+            slot[i] = slots;
+            slots += 1;
         }
-        let id = Id(i as u32);
-        let name = temp(id);
-        let rhs = match g.node(id) {
+    }
+    let operand = |id: Id| -> TokenStream {
+        match g.node(id) {
             Node::Const(bits) => {
-                let x = f64::from_bits(bits);
-                let lit = proc_macro2::Literal::f64_suffixed(x);
+                let lit = Literal::f64_suffixed(f64::from_bits(bits));
                 quote!(#private::c::<T>(#lit))
             }
             Node::Var(v) => var(v),
+            _ => {
+                let k = Literal::usize_unsuffixed(slot[id.index()]);
+                quote!(t[#k])
+            }
+        }
+    };
+    let mut stmts = TokenStream::new();
+    for (i, &need) in needed.iter().enumerate() {
+        if !need || slot[i] == usize::MAX {
+            continue;
+        }
+        let id = Id(i as u32);
+        let rhs = match g.node(id) {
+            Node::Const(_) | Node::Var(_) => unreachable!("operands, not slots"),
             Node::Add(a, b) => {
-                let ta = temp(a);
+                let ta = operand(a);
                 match g.node(b) {
                     Node::Neg(c) => {
-                        let tc = temp(c);
+                        let tc = operand(c);
                         quote!(#ta - #tc)
                     }
                     _ => {
-                        let tb = temp(b);
+                        let tb = operand(b);
                         quote!(#ta + #tb)
                     }
                 }
             }
             Node::Mul(a, b) => {
-                let (ta, tb) = (temp(a), temp(b));
+                let (ta, tb) = (operand(a), operand(b));
                 quote!(#ta * #tb)
             }
             Node::Div(a, b) => {
-                let (ta, tb) = (temp(a), temp(b));
+                let (ta, tb) = (operand(a), operand(b));
                 quote!(#ta / #tb)
             }
             Node::Neg(a) => {
-                let ta = temp(a);
+                let ta = operand(a);
                 quote!(-#ta)
             }
             Node::Powi(a, n) => {
-                let ta = temp(a);
+                let ta = operand(a);
                 match n {
                     2 => quote!(#ta * #ta),
                     -1 => quote!(#private::c::<T>(1.0f64) / #ta),
@@ -70,30 +95,32 @@ pub fn emit(
                 }
             }
             Node::Func(f, a) => {
-                let ta = temp(a);
+                let ta = operand(a);
                 let m = Ident::new(f.name(), Span::call_site());
                 let _: Func = f;
                 quote!(#ta.#m())
             }
             Node::SelectLt(x, y, a, b) => {
-                let (tx, ty, ta, tb) = (temp(x), temp(y), temp(a), temp(b));
+                let (tx, ty, ta, tb) = (operand(x), operand(y), operand(a), operand(b));
                 quote!(if #tx < #ty { #ta } else { #tb })
             }
         };
-        stmts.extend(quote!(let #name: T = #rhs;));
+        let k = Literal::usize_unsuffixed(slot[i]);
+        stmts.extend(quote!(t[#k] = #rhs;));
     }
-    let values = outputs
-        .iter()
-        .map(|&o| {
-            let t = temp(o);
-            quote!(#t)
-        })
-        .collect();
-    Block { stmts, values }
-}
-
-fn temp(id: Id) -> Ident {
-    format_ident!("t{}", id.0)
+    if slots > 0 {
+        let n = Literal::usize_unsuffixed(slots);
+        stmts = quote! {
+            let mut t: [T; #n] = [#private::c::<T>(0.0f64); #n];
+            #stmts
+        };
+    }
+    let values = outputs.iter().map(|&o| operand(o)).collect();
+    Block {
+        stmts,
+        values,
+        temporaries: slots,
+    }
 }
 
 /// Marks every node the outputs need. A `Neg` that only appears as the right operand
