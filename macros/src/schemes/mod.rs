@@ -1,6 +1,7 @@
 //! Scheme templates: each integrator written once, as a function that builds the
 //! residual of its discrete equations from the model's symbolic quantities. The
 //! Jacobian is derived from the residual by the symbolic engine, never hand-written.
+mod algebra;
 mod common;
 mod discrete_gradient;
 mod ggl_em;

@@ -1,10 +1,10 @@
 //! Scheme markers: one type per integrator, carrying its documentation and its
-//! catalogue entry ([`SchemeInfo`](info::SchemeInfo)); schemes with coefficients carry them as values,
+//! catalogue entry ([`SchemeInfo`]); schemes with coefficients carry them as values,
 //! schemes with a stage count as a const parameter. The discrete equations are emitted
 //! by `model!` (symbolic families) or assembled by [`families`](crate::families).
 //!
 //! Every scheme is declared once, in `schemes/catalogue.rs`; the markers, their
-//! [`SchemeInfo`](info::SchemeInfo) and [`CATALOGUE`] are generated from it here, the macro's checks and
+//! [`SchemeInfo`] and [`CATALOGUE`] are generated from it here, the macro's checks and
 //! dispatch in `livens-macros`. [`CATALOGUE`] lists them all with their unknowns,
 //! orders, properties and requirements; the README's table is rendered from it.
 mod ggl_theta;

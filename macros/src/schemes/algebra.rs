@@ -1,0 +1,238 @@
+//! Vectors, matrices and scalars over the graph's node ids, with operators, so that a
+//! template's residual reads like the paper's equation:
+//!
+//! ```text
+//! let r_q = &q1 - &q0 - h * (&minv * &p_half);
+//! ```
+//!
+//! Every value borrows one [`Algebra`], which holds the model's graph for the duration of
+//! a template; each operation adds nodes to it (hash-consed, so writing the same
+//! expression twice costs nothing). Operations run left to right exactly as written: a
+//! template rewritten from the helper functions of `common.rs` in the same order yields
+//! the same nodes, hence bit-identical generated code.
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::{Add, Mul, Neg, Sub};
+
+use crate::ir::Model;
+use crate::sym::{Graph, Id, VarId};
+
+/// The graph of a model while a template builds its equations, and the variables
+/// `q`, `v` that model quantities are written in.
+pub struct Algebra<'m> {
+    graph: RefCell<&'m mut Graph>,
+    q: Vec<VarId>,
+    v: Vec<VarId>,
+}
+
+impl<'m> Algebra<'m> {
+    pub fn new(model: &'m mut Model) -> Self {
+        let (q, v) = (model.q.clone(), model.v.clone());
+        Algebra {
+            graph: RefCell::new(&mut model.graph),
+            q,
+            v,
+        }
+    }
+
+    /// A vector of existing nodes.
+    pub fn vector<'a>(&'a self, ids: &[Id]) -> Vector<'a, 'm> {
+        Vector {
+            alg: self,
+            ids: ids.to_vec(),
+        }
+    }
+
+    /// A square row-major matrix of existing nodes (`M⁻¹`).
+    pub fn matrix<'a>(&'a self, rows: &[Vec<Id>]) -> Matrix<'a, 'm> {
+        Matrix {
+            alg: self,
+            rows: rows.to_vec(),
+            cols: rows.len(),
+        }
+    }
+
+    /// An existing node as a scalar.
+    pub fn scalar<'a>(&'a self, id: Id) -> Scalar<'a, 'm> {
+        Scalar { alg: self, id }
+    }
+
+    /// A constant.
+    pub fn constant<'a>(&'a self, x: f64) -> Scalar<'a, 'm> {
+        let id = self.graph.borrow_mut().constant(x);
+        self.scalar(id)
+    }
+
+    /// Model quantities `exprs` (written in `q`, `v`) evaluated at `q = at_q` (and
+    /// `v = at_v`).
+    fn substitute(&self, exprs: &[Id], at_q: &[Id], at_v: Option<&[Id]>) -> Vec<Id> {
+        let mut map: HashMap<VarId, Id> =
+            self.q.iter().copied().zip(at_q.iter().copied()).collect();
+        if let Some(at_v) = at_v {
+            map.extend(self.v.iter().copied().zip(at_v.iter().copied()));
+        }
+        self.graph.borrow_mut().substitute(exprs, &map)
+    }
+
+    /// `f(q)` for a vector quantity `f` of the model.
+    pub fn vector_at<'a>(&'a self, f: &[Id], q: &Vector<'a, 'm>) -> Vector<'a, 'm> {
+        let ids = self.substitute(f, &q.ids, None);
+        Vector { alg: self, ids }
+    }
+
+    /// `F(q)` for a Jacobian `F` of the model with respect to `q` (row-major, one
+    /// column per coordinate, so that an empty `G` of an unconstrained model still
+    /// knows its width).
+    pub fn matrix_at<'a>(&'a self, f: &[Vec<Id>], q: &Vector<'a, 'm>) -> Matrix<'a, 'm> {
+        let rows = f
+            .iter()
+            .map(|row| self.substitute(row, &q.ids, None))
+            .collect();
+        Matrix {
+            alg: self,
+            rows,
+            cols: q.ids.len(),
+        }
+    }
+
+    fn zip(&self, a: &[Id], b: &[Id], f: fn(&mut Graph, Id, Id) -> Id) -> Vec<Id> {
+        debug_assert_eq!(a.len(), b.len(), "vector sizes differ");
+        let mut g = self.graph.borrow_mut();
+        a.iter().zip(b).map(|(&x, &y)| f(&mut g, x, y)).collect()
+    }
+}
+
+/// A column vector of nodes.
+#[derive(Clone)]
+pub struct Vector<'a, 'm> {
+    alg: &'a Algebra<'m>,
+    pub ids: Vec<Id>,
+}
+
+/// A row-major matrix of nodes.
+#[derive(Clone)]
+pub struct Matrix<'a, 'm> {
+    alg: &'a Algebra<'m>,
+    pub rows: Vec<Vec<Id>>,
+    cols: usize,
+}
+
+/// The transpose of a [`Matrix`], for `Gᵀ λ`.
+pub struct Transposed<'r, 'a, 'm>(&'r Matrix<'a, 'm>);
+
+/// A scalar node.
+#[derive(Clone, Copy)]
+pub struct Scalar<'a, 'm> {
+    alg: &'a Algebra<'m>,
+    pub id: Id,
+}
+
+impl<'a, 'm> Matrix<'a, 'm> {
+    pub fn t<'r>(&'r self) -> Transposed<'r, 'a, 'm> {
+        Transposed(self)
+    }
+}
+
+impl<'a, 'm> Sub for &Vector<'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn sub(self, rhs: Self) -> Vector<'a, 'm> {
+        let ids = self.alg.zip(&self.ids, &rhs.ids, Graph::sub);
+        Vector { alg: self.alg, ids }
+    }
+}
+
+impl<'a, 'm> Sub<&Vector<'a, 'm>> for Vector<'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn sub(self, rhs: &Vector<'a, 'm>) -> Vector<'a, 'm> {
+        &self - rhs
+    }
+}
+
+impl<'a, 'm> Sub<Vector<'a, 'm>> for Vector<'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn sub(self, rhs: Vector<'a, 'm>) -> Vector<'a, 'm> {
+        &self - &rhs
+    }
+}
+
+impl<'a, 'm> Add for &Vector<'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn add(self, rhs: Self) -> Vector<'a, 'm> {
+        let ids = self.alg.zip(&self.ids, &rhs.ids, Graph::add);
+        Vector { alg: self.alg, ids }
+    }
+}
+
+impl<'a, 'm> Add<Vector<'a, 'm>> for Vector<'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn add(self, rhs: Vector<'a, 'm>) -> Vector<'a, 'm> {
+        &self + &rhs
+    }
+}
+
+impl<'a, 'm> Neg for &Vector<'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn neg(self) -> Vector<'a, 'm> {
+        let mut g = self.alg.graph.borrow_mut();
+        let ids = self.ids.iter().map(|&x| g.neg(x)).collect();
+        Vector { alg: self.alg, ids }
+    }
+}
+
+/// `c · a`, elementwise, the scalar on the left as in the papers.
+impl<'a, 'm> Mul<&Vector<'a, 'm>> for Scalar<'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn mul(self, rhs: &Vector<'a, 'm>) -> Vector<'a, 'm> {
+        let mut g = self.alg.graph.borrow_mut();
+        let ids = rhs.ids.iter().map(|&x| g.mul(self.id, x)).collect();
+        Vector { alg: self.alg, ids }
+    }
+}
+
+impl<'a, 'm> Mul<Vector<'a, 'm>> for Scalar<'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn mul(self, rhs: Vector<'a, 'm>) -> Vector<'a, 'm> {
+        self * &rhs
+    }
+}
+
+impl<'a, 'm> Mul for Scalar<'a, 'm> {
+    type Output = Scalar<'a, 'm>;
+    fn mul(self, rhs: Self) -> Scalar<'a, 'm> {
+        let id = self.alg.graph.borrow_mut().mul(self.id, rhs.id);
+        Scalar { alg: self.alg, id }
+    }
+}
+
+/// `A x`, each entry the dot product of a row with `x`.
+impl<'a, 'm> Mul<&Vector<'a, 'm>> for &Matrix<'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn mul(self, x: &Vector<'a, 'm>) -> Vector<'a, 'm> {
+        let mut g = self.alg.graph.borrow_mut();
+        let ids = self.rows.iter().map(|row| g.dot(row, &x.ids)).collect();
+        Vector { alg: self.alg, ids }
+    }
+}
+
+impl<'a, 'm> Mul<Vector<'a, 'm>> for &Matrix<'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn mul(self, x: Vector<'a, 'm>) -> Vector<'a, 'm> {
+        self * &x
+    }
+}
+
+/// `Aᵀ y`, each entry the dot product of a column with `y`.
+impl<'a, 'm> Mul<&Vector<'a, 'm>> for Transposed<'_, 'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn mul(self, y: &Vector<'a, 'm>) -> Vector<'a, 'm> {
+        let a = self.0;
+        let mut g = a.alg.graph.borrow_mut();
+        let ids = (0..a.cols)
+            .map(|j| {
+                let col: Vec<Id> = a.rows.iter().map(|row| row[j]).collect();
+                g.dot(&col, &y.ids)
+            })
+            .collect();
+        Vector { alg: a.alg, ids }
+    }
+}
