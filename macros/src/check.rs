@@ -2,36 +2,37 @@
 //! each with the reason it exists; errors land on the user's token.
 use crate::errors::Errors;
 use crate::ir::Model;
-use crate::schemes::{constant_inverse, is_constant, mass_matrix, SchemeKind};
+use crate::quantities::{is_constant, Quantities};
+use crate::schemes::{SchemeKind, SchemeRequest};
 
 /// Where the user finds every scheme with its requirements.
 const CATALOGUE_HINT: &str = "the README's scheme table lists every scheme with its requirements";
 
 /// Runs every check, reporting all failures together.
-pub fn check(model: &mut Model) -> syn::Result<()> {
+pub fn check(
+    model: &mut Model,
+    quantities: &Quantities,
+    schemes: &[SchemeRequest],
+) -> syn::Result<()> {
     let mut errors = Errors::default();
     quadratic_invariants(model, &mut errors);
-    constant_mass_matrix(model, &mut errors);
-    quadratic_constraints(model, &mut errors);
-    unconstrained_only(model, &mut errors);
+    constant_mass_matrix(model, quantities, schemes, &mut errors);
+    quadratic_constraints(model, schemes, &mut errors);
+    unconstrained_only(model, schemes, &mut errors);
     errors.finish()
 }
 
 /// A scheme for unconstrained models would silently ignore the constraints. The error
 /// names a scheme of the catalogue that takes holonomic constraints (one, so that the
 /// message does not change with every scheme added).
-fn unconstrained_only(model: &Model, errors: &mut Errors) {
+fn unconstrained_only(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
     if model.constraints.is_empty() {
         return;
     }
     let example = SchemeKind::all()
         .find(|k| k.supports_constraints())
         .map_or("", SchemeKind::name);
-    for req in model
-        .schemes
-        .iter()
-        .filter(|s| !s.kind.supports_constraints())
-    {
+    for req in schemes.iter().filter(|s| !s.kind.supports_constraints()) {
         // error: scheme `LobattoIIIAIIIB` is for unconstrained models ...
         errors.push(
             req.span,
@@ -73,13 +74,17 @@ fn quadratic_invariants(model: &Model, errors: &mut Errors) {
 /// Every GGL scheme assumes `L = ½ vᵀ M v − V(q)` with a constant, nonsingular `M`
 /// (spec 000 §1 and Sect. 7 of the paper): the discrete equations use `M⁻¹` and the
 /// secondary constraint `G M⁻¹ p`.
-fn constant_mass_matrix(model: &mut Model, errors: &mut Errors) {
-    let Some(req) = model.schemes.iter().find(|s| s.kind.needs_constant_mass()) else {
+fn constant_mass_matrix(
+    model: &mut Model,
+    quantities: &Quantities,
+    schemes: &[SchemeRequest],
+    errors: &mut Errors,
+) {
+    let Some(req) = schemes.iter().find(|s| s.kind.needs_constant_mass()) else {
         return;
     };
     let (name, span) = (req.kind.name(), req.span);
-    let mass = mass_matrix(model);
-    if !is_constant(model, &mass) {
+    if !is_constant(model, &quantities.mass) {
         // error: scheme `GglEm` needs a constant mass matrix, but ∂²L/∂v² depends on the coordinates
         errors.push(
             span,
@@ -98,12 +103,9 @@ fn constant_mass_matrix(model: &mut Model, errors: &mut Errors) {
         .graph
         .degree(model.lagrangian, &is_v)
         .is_some_and(|d| d <= 2);
-    let l = model.lagrangian;
-    let vv = model.v.clone();
-    let dl_dv = model.graph.gradient(l, &vv);
     let zero = model.graph.zero();
-    let map = vv.iter().map(|&v| (v, zero)).collect();
-    let at_rest = model.graph.substitute(&dl_dv, &map);
+    let map = model.v.iter().map(|&v| (v, zero)).collect();
+    let at_rest = model.graph.substitute(&quantities.dl_dv, &map);
     if !quadratic || at_rest.iter().any(|&e| !model.graph.is_zero(e)) {
         errors.push(
             span,
@@ -111,7 +113,7 @@ fn constant_mass_matrix(model: &mut Model, errors: &mut Errors) {
         );
         return;
     }
-    if constant_inverse(model, &mass).is_none() {
+    if quantities.minv.is_none() {
         errors.push(
             span,
             format!("scheme `{name}` needs a nonsingular mass matrix; some coordinate has no kinetic energy"),
@@ -121,9 +123,8 @@ fn constant_mass_matrix(model: &mut Model, errors: &mut Errors) {
 
 /// EM uses the midpoint Jacobian `G(q^½)` as the discrete derivative of `g` (spec 000
 /// §2.6), exact only for constraints of degree ≤ 2.
-fn quadratic_constraints(model: &Model, errors: &mut Errors) {
-    let Some(req) = model
-        .schemes
+fn quadratic_constraints(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
+    let Some(req) = schemes
         .iter()
         .find(|s| s.kind.needs_quadratic_constraints())
     else {

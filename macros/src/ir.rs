@@ -3,7 +3,6 @@
 use proc_macro2::Span;
 use syn::{Attribute, Ident, Visibility};
 
-use crate::schemes::SchemeKind;
 use crate::sym::{Graph, Id, VarId};
 
 /// What a variable of the graph stands for; decides how the emitter reads it.
@@ -87,11 +86,6 @@ pub struct Momentum {
     pub symmetry: Symmetry,
 }
 
-pub struct SchemeRequest {
-    pub kind: SchemeKind,
-    pub span: Span,
-}
-
 pub struct Model {
     pub graph: Graph,
     /// Role of every variable, indexed by `VarId`.
@@ -115,7 +109,6 @@ pub struct Model {
     pub invariants: Vec<Invariant>,
     pub constraints: Vec<Constraint>,
     pub momenta: Vec<Momentum>,
-    pub schemes: Vec<SchemeRequest>,
 }
 
 impl Model {
@@ -139,7 +132,6 @@ impl Model {
             invariants: Vec::new(),
             constraints: Vec::new(),
             momenta: Vec::new(),
-            schemes: Vec::new(),
         }
     }
 

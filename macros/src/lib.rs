@@ -9,6 +9,7 @@ mod emit;
 mod errors;
 mod ir;
 mod lower;
+mod quantities;
 mod schemes;
 mod sym;
 
@@ -78,9 +79,10 @@ fn expand(ast: dsl::ModelAst) -> proc_macro2::TokenStream {
     // follow-up errors at the uses of the struct, whereas a placeholder struct without
     // the model's impls gave a cascade of "no function `new`", "`Model` is not
     // implemented", ... (pinned by tests/ui/structure/model_in_use.rs).
-    let result = lower::lower(ast).and_then(|mut model| {
-        check::check(&mut model)?;
-        emit::expand(&mut model)
+    let result = lower::lower(ast).and_then(|(mut model, schemes)| {
+        let quantities = quantities::Quantities::new(&mut model);
+        check::check(&mut model, &quantities, &schemes)?;
+        emit::expand(&mut model, &quantities, &schemes)
     });
     result.unwrap_or_else(|e| e.to_compile_error())
 }

@@ -6,6 +6,7 @@ use quote::quote;
 
 use super::{block, lit, private, step_impl, svector};
 use crate::ir::Model;
+use crate::quantities::Quantities;
 use crate::schemes::SchemeKind;
 use crate::sym::Id;
 
@@ -33,14 +34,12 @@ fn columns_body(model: &Model, entries: &[Vec<Id>]) -> TokenStream {
 }
 
 /// `impl PointKernels<T, D>`: `l_q`, `l_v`, `l_qq`, `l_qv`, `l_vv`.
-pub fn point_kernels(model: &mut Model) -> TokenStream {
+pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream {
     let p = private();
     let d = model.dim();
     let dl = lit(d);
     let (qv, vv) = (model.q.clone(), model.v.clone());
-    let l = model.lagrangian;
-    let l_q = model.graph.gradient(l, &qv);
-    let l_v = model.graph.gradient(l, &vv);
+    let (l_q, l_v) = (&quantities.dl_dq, &quantities.dl_dv);
     let l_qq: Vec<Vec<Id>> = l_q.iter().map(|&e| model.graph.gradient(e, &qv)).collect();
     let l_qv: Vec<Vec<Id>> = l_q.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
     let l_vv: Vec<Vec<Id>> = l_v.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
@@ -49,7 +48,7 @@ pub fn point_kernels(model: &mut Model) -> TokenStream {
         let vec = svector(es.len(), &v);
         quote!(#s #vec)
     };
-    let (l_q, l_v) = (vector(model, &l_q), vector(model, &l_v));
+    let (l_q, l_v) = (vector(model, l_q), vector(model, l_v));
     let (l_qq, l_qv, l_vv) = (
         columns_body(model, &l_qq),
         columns_body(model, &l_qv),

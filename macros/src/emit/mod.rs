@@ -5,7 +5,8 @@ use quote::{format_ident, quote};
 
 use crate::ir::{Model, Role, Symmetry};
 use crate::lower::cross;
-use crate::schemes::{mass_matrix, Family, SchemeKind, Template};
+use crate::quantities::Quantities;
+use crate::schemes::{Family, SchemeKind, SchemeRequest, Template};
 
 mod kernels;
 use crate::sym::{emit::emit, Id, VarId};
@@ -87,7 +88,11 @@ fn smatrix_body(model: &Model, rows: usize, cols: usize, entries: &[Id]) -> Toke
 
 /// Expands the checked model into its struct and trait impls, or the errors of the
 /// schemes whose code would exceed the budget.
-pub fn expand(model: &mut Model) -> syn::Result<TokenStream> {
+pub fn expand(
+    model: &mut Model,
+    quantities: &Quantities,
+    schemes: &[SchemeRequest],
+) -> syn::Result<TokenStream> {
     let p = private();
     let (d, m) = (model.dim(), model.n_constraints());
     let name = model.name.clone();
@@ -174,17 +179,14 @@ pub fn expand(model: &mut Model) -> syn::Result<TokenStream> {
     // ---- model-level functions -----------------------------------------------------------
     let (qv, vv, pv) = (model.q.clone(), model.v.clone(), model.p.clone());
     let l = model.lagrangian;
-    let dl_dq = model.graph.gradient(l, &qv);
-    let dl_dv = model.graph.gradient(l, &vv);
+    let (dl_dq, dl_dv) = (quantities.dl_dq.clone(), quantities.dl_dv.clone());
     let energy = {
         let v_nodes: Vec<Id> = vv.iter().map(|&v| var_node(model, v)).collect();
         let pv_dot = model.graph.dot(&dl_dv, &v_nodes);
         model.graph.sub(pv_dot, l)
     };
-    let mass = mass_matrix(model);
-    let minv = crate::schemes::constant_inverse(model, &mass);
-    let g = model.constraint_exprs();
-    let jac: Vec<Vec<Id>> = g.iter().map(|&gk| model.graph.gradient(gk, &qv)).collect();
+    let (mass, minv) = (&quantities.mass, &quantities.minv);
+    let (g, jac) = (&quantities.g, &quantities.jac);
     let v_nodes: Vec<Id> = vv.iter().map(|&v| var_node(model, v)).collect();
     let p_nodes: Vec<Id> = pv.iter().map(|&v| var_node(model, v)).collect();
     let curvature: Vec<Id> = jac
@@ -225,7 +227,7 @@ pub fn expand(model: &mut Model) -> syn::Result<TokenStream> {
             #p::solve_mass(&self.mass_matrix(q_in, &#p::SVector::<T, #dl>::from_element(#p::c::<T>(0.0))), p_in)
         },
     };
-    let g_body = vector_fn(model, &g);
+    let g_body = vector_fn(model, g);
     let jac_body = smatrix_body(model, m, d, &jac.concat());
     let curvature_body = vector_fn(model, &curvature);
     let coord_names = &model.coord_names;
@@ -318,12 +320,12 @@ pub fn expand(model: &mut Model) -> syn::Result<TokenStream> {
     });
 
     // ---- schemes -------------------------------------------------------------------------
-    out.extend(kernels::point_kernels(model));
-    let requests: Vec<_> = model.schemes.iter().map(|s| (s.kind, s.span)).collect();
+    out.extend(kernels::point_kernels(model, quantities));
+    let requests: Vec<_> = schemes.iter().map(|s| (s.kind, s.span)).collect();
     let mut errors = crate::errors::Errors::default();
     for (kind, span) in requests {
         let marker = format_ident!("{}", kind.name());
-        match (kind.family(), kind.template(model), kind.stages) {
+        match (kind.family(), kind.template(model, quantities), kind.stages) {
             (Family::Ggl, Some(template), None) => {
                 match scheme_impl(model, kind, &template, quote!(#p::schemes::#marker)) {
                     Ok(tokens) => out.extend(tokens),
@@ -337,18 +339,18 @@ pub fn expand(model: &mut Model) -> syn::Result<TokenStream> {
         }
     }
     errors.finish()?;
-    out.extend(declared_schemes(model));
+    out.extend(declared_schemes(model, schemes));
     debug_assert!(model.graph.check_memo(), "no two ids for one node");
     Ok(out)
 }
 
 /// `impl DeclaredSchemes`: the visitor called with every scheme of the model's
 /// `schemes { … }` line, in order.
-fn declared_schemes(model: &Model) -> TokenStream {
+fn declared_schemes(model: &Model, schemes: &[SchemeRequest]) -> TokenStream {
     let p = private();
     let name = &model.name;
     let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
-    let markers = model.schemes.iter().map(|s| marker(s.kind));
+    let markers = schemes.iter().map(|s| marker(s.kind));
     quote! {
         impl<T: #p::Real> #p::DeclaredSchemes<T, #dl, #ml> for #name<T> {
             fn visit_schemes<V: #p::SchemeVisitor<T, Self, #dl, #ml>>(visitor: &mut V) {

@@ -14,15 +14,13 @@ use names::{report, Kind, Names, Sym};
 
 use crate::dsl::{CoordAst, ModelAst, ParamAst, SchemeAst};
 use crate::errors::Errors;
-use crate::ir::{
-    Constraint, Coord, CoordKind, Invariant, Model, Momentum, Param, Role, SchemeRequest,
-};
-use crate::schemes::SchemeKind;
+use crate::ir::{Constraint, Coord, CoordKind, Invariant, Model, Momentum, Param, Role};
+use crate::schemes::{SchemeKind, SchemeRequest};
 use crate::sym::{Id, VarId};
 use std::collections::HashMap;
 
-/// Lowers the parsed model to the IR, collecting every error.
-pub fn lower(mut ast: ModelAst) -> Result<Model, syn::Error> {
+/// Lowers the parsed model to the IR and its requested schemes, collecting every error.
+pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Error> {
     let mut errors = Errors::default();
     let mut model = Model::new(
         std::mem::take(&mut ast.attrs),
@@ -86,8 +84,7 @@ pub fn lower(mut ast: ModelAst) -> Result<Model, syn::Error> {
     }
     model.invariants = invariants;
     model.momenta = momenta;
-    model.schemes = schemes;
-    Ok(model)
+    Ok((model, schemes))
 }
 
 /// Parameters: runtime fields whose defaults are numbers.

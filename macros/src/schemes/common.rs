@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use crate::ir::{Model, Role};
+use crate::quantities::Quantities;
 use crate::sym::{Id, VarId};
 
 /// The step equations of one scheme, as graph nodes.
@@ -111,6 +112,13 @@ impl Known {
     }
 }
 
+/// What a template is built from: the model's quantities (derived once per model) and
+/// the named blocks of its unknowns, from the scheme's catalogue entry.
+pub struct Inputs<'a> {
+    pub quantities: &'a Quantities,
+    pub blocks: &'a [(String, usize)],
+}
+
 /// What every GGL template starts from: the sizes, the known state, the model's
 /// quantities, the constant `M⁻¹`, and the unknowns in blocks.
 pub struct Setup {
@@ -126,18 +134,17 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// `blocks` are the names and sizes of the blocks of unknowns, from the scheme's
-    /// catalogue entry.
-    pub fn new(model: &mut Model, blocks: &[(String, usize)]) -> Self {
+    /// The setup of a template built from `inputs`.
+    pub fn new(model: &mut Model, inputs: &Inputs) -> Self {
         let (d, m) = (model.dim(), model.n_constraints());
         let k = Known::new(model);
-        let qs = Quantities::new(model);
+        let qs = inputs.quantities.clone();
         // `check` rejects a GGL scheme unless the mass matrix is constant and nonsingular.
         let minv = qs
             .minv
             .clone()
             .expect("checked: GGL schemes need a constant mass matrix");
-        let blocks = blocks.to_vec();
+        let blocks = inputs.blocks.to_vec();
         let sizes: Vec<usize> = blocks.iter().map(|b| b.1).collect();
         let (vars, x) = unknowns(model, &sizes);
         Setup {
@@ -213,101 +220,6 @@ pub fn lerp(model: &mut Model, a: &[Id], b: &[Id], theta: Id) -> Vec<Id> {
 pub fn midpoint(model: &mut Model, a: &[Id], b: &[Id]) -> Vec<Id> {
     let half = model.graph.constant(0.5);
     lerp(model, a, b, half)
-}
-
-/// Symbolic model quantities the templates share, in the model's `q` and `v`.
-pub struct Quantities {
-    /// `∂L/∂q`, `∂L/∂v`.
-    pub dl_dq: Vec<Id>,
-    pub dl_dv: Vec<Id>,
-    /// `∇V`.
-    pub grad_v: Vec<Id>,
-    /// `g(q)` and `G(q)` (row-major, `m × d`).
-    pub g: Vec<Id>,
-    pub jac: Vec<Vec<Id>>,
-    /// `M⁻¹` (row-major `d × d`), when the mass matrix is constant.
-    pub minv: Option<Vec<Vec<Id>>>,
-}
-
-impl Quantities {
-    pub fn new(model: &mut Model) -> Self {
-        let (qv, vv) = (model.q.clone(), model.v.clone());
-        let l = model.lagrangian;
-        let dl_dq = model.graph.gradient(l, &qv);
-        let dl_dv = model.graph.gradient(l, &vv);
-        let grad_v = model.graph.gradient(model.potential, &qv);
-        let g = model.constraint_exprs();
-        let jac = g.iter().map(|&gk| model.graph.gradient(gk, &qv)).collect();
-        let mass = mass_matrix(model);
-        let minv = constant_inverse(model, &mass);
-        Quantities {
-            dl_dq,
-            dl_dv,
-            grad_v,
-            g,
-            jac,
-            minv,
-        }
-    }
-}
-
-/// `∂²L/∂v²`, row-major.
-pub fn mass_matrix(model: &mut Model) -> Vec<Vec<Id>> {
-    let (l, vv) = (model.lagrangian, model.v.clone());
-    let dl_dv = model.graph.gradient(l, &vv);
-    dl_dv
-        .iter()
-        .map(|&pi| model.graph.gradient(pi, &vv))
-        .collect()
-}
-
-/// Whether a mass matrix depends on no coordinate or velocity.
-pub fn is_constant(model: &Model, mass: &[Vec<Id>]) -> bool {
-    mass.iter().flatten().all(|&e| {
-        !model
-            .graph
-            .depends_on_any(e, |v| model.is_q(v) || model.is_v(v))
-    })
-}
-
-/// Symbolic inverse of a constant mass matrix by Gauss–Jordan elimination without
-/// pivoting. That is safe because a mass matrix is symmetric positive definite: every
-/// leading principal minor is positive, so no pivot vanishes. Structural zeros stay
-/// zero, so a (block-)diagonal `M` gives a (block-)diagonal `M⁻¹` of plain quotients.
-pub fn constant_inverse(model: &mut Model, mass: &[Vec<Id>]) -> Option<Vec<Vec<Id>>> {
-    if !is_constant(model, mass) {
-        return None;
-    }
-    let g = &mut model.graph;
-    let n = mass.len();
-    let (zero, one) = (g.zero(), g.one());
-    let mut a: Vec<Vec<Id>> = mass.to_vec();
-    let mut inv: Vec<Vec<Id>> = (0..n)
-        .map(|i| (0..n).map(|j| if i == j { one } else { zero }).collect())
-        .collect();
-    for k in 0..n {
-        let pivot = a[k][k];
-        if g.is_zero(pivot) {
-            // Structurally singular: some coordinate carries no kinetic energy.
-            return None;
-        }
-        for j in 0..n {
-            a[k][j] = g.div(a[k][j], pivot);
-            inv[k][j] = g.div(inv[k][j], pivot);
-        }
-        for i in 0..n {
-            if i == k || g.is_zero(a[i][k]) {
-                continue;
-            }
-            let f = a[i][k];
-            for j in 0..n {
-                let (s, t) = (g.mul(f, a[k][j]), g.mul(f, inv[k][j]));
-                a[i][j] = g.sub(a[i][j], s);
-                inv[i][j] = g.sub(inv[i][j], t);
-            }
-        }
-    }
-    Some(inv)
 }
 
 /// Matrix–vector product of row-major symbolic matrices.

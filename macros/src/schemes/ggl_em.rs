@@ -16,16 +16,16 @@
 //! the branch for `|Δq|² < 1e-12` (spec 000 §2.6 warns that this formula does not
 //! conserve momentum maps; invariant-based gradients come with issue #3).
 use super::common::{
-    at, hessian_contraction, mat_t_vec, mat_vec, midpoint, scale, zip_with, NextState, Setup,
-    Template,
+    at, hessian_contraction, mat_t_vec, mat_vec, midpoint, scale, zip_with, Inputs, NextState,
+    Setup, Template,
 };
 use super::discrete_gradient::discrete_gradient_v;
 use crate::ir::Model;
 use crate::sym::Id;
 
-/// The step equations; `blocks` are the unknowns' from the catalogue entry.
-pub fn template(model: &mut Model, blocks: &[(String, usize)]) -> Template {
-    let setup = Setup::new(model, blocks);
+/// The step equations.
+pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
+    let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
     let (d,) = (setup.d,);
     let (q1, p1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3]);

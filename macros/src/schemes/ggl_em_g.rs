@@ -12,15 +12,15 @@
 //! are conserved and `g` holds at the nodes; the secondary constraint `G M⁻¹ p = 0` is not
 //! enforced. The new state has `v = M⁻¹ p¹` and `γ = 0`.
 use super::common::{
-    at, mat_t_vec, mat_vec, midpoint, scale, zip_with, NextState, Setup, Template,
+    at, mat_t_vec, mat_vec, midpoint, scale, zip_with, Inputs, NextState, Setup, Template,
 };
 use super::discrete_gradient::discrete_gradient_v;
 use crate::ir::Model;
 use crate::sym::Id;
 
-/// The step equations; `blocks` are the unknowns' from the catalogue entry.
-pub fn template(model: &mut Model, blocks: &[(String, usize)]) -> Template {
-    let setup = Setup::new(model, blocks);
+/// The step equations.
+pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
+    let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
     let (d, m) = (setup.d, setup.m);
     let (q1, p1, lambda) = (&x[0], &x[1], &x[2]);

@@ -18,7 +18,8 @@
 //!
 //! `h ∂L/∂q(q^θ, v¹)` is the spec's reconstruction R4 of "D₁L_d(q^{n+θ}, v^{n+1})".
 use super::common::{
-    at, coef, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, zip_with, Coef, Setup, Template,
+    at, coef, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, zip_with, Coef, Inputs, Setup,
+    Template,
 };
 use crate::ir::Model;
 use crate::sym::Id;
@@ -32,13 +33,8 @@ pub enum Constraints {
     Trapezoidal(Coef),
 }
 
-pub fn template(
-    model: &mut Model,
-    blocks: &[(String, usize)],
-    theta: Coef,
-    option: Constraints,
-) -> Template {
-    let setup = Setup::new(model, blocks);
+pub fn template(model: &mut Model, inputs: &Inputs, theta: Coef, option: Constraints) -> Template {
+    let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
     let (d,) = (setup.d,);
     let (q1, p1, v1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3], &x[4]);

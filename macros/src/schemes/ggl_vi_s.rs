@@ -15,14 +15,14 @@
 //! n → n+1; the new state's `v` holds it. The secondary constraint holds at `q̄`, not at
 //! `q¹` (exactly at the nodes only for linear constraints and the pendulum).
 use super::common::{
-    at, hessian_contraction, mat_t_vec, mat_vec, scale, zip_with, Setup, Template,
+    at, hessian_contraction, mat_t_vec, mat_vec, scale, zip_with, Inputs, Setup, Template,
 };
 use crate::ir::Model;
 use crate::sym::Id;
 
-/// The step equations; `blocks` are the unknowns' from the catalogue entry.
-pub fn template(model: &mut Model, blocks: &[(String, usize)]) -> Template {
-    let setup = Setup::new(model, blocks);
+/// The step equations.
+pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
+    let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
     let (d,) = (setup.d,);
     let (q1, p1, v0, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3], &x[4]);

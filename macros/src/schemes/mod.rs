@@ -10,12 +10,13 @@ mod ggl_theta;
 mod ggl_vi_s;
 mod rattle;
 
-pub use common::{constant_inverse, is_constant, mass_matrix, Template};
+pub use common::Template;
 
-use common::Coef;
+use common::{Coef, Inputs};
 use ggl_theta::Constraints;
 
 use crate::ir::Model;
+use crate::quantities::Quantities;
 
 /// How a step of a family is built: a symbolic template the macro differentiates, or
 /// the runtime's assembly from the point kernels.
@@ -42,9 +43,9 @@ pub enum ConstraintSupport {
     QuadraticHolonomic,
 }
 
-/// A template builder: the model and the named blocks of the unknowns in, the step
-/// equations out.
-pub type Build = fn(&mut Model, &[(String, usize)]) -> Template;
+/// A template builder: the model, its quantities and the named blocks of the unknowns
+/// in, the step equations out.
+pub type Build = fn(&mut Model, &Inputs) -> Template;
 
 /// A block of unknowns as declared: its name, its size for the model, and whether there
 /// is one per stage.
@@ -111,6 +112,13 @@ macro_rules! catalogue {
 }
 
 include!("../../../runtime/src/schemes/catalogue.rs");
+
+/// A scheme as the model's `schemes { ... }` line requests it, with the span of its name
+/// (where errors about it land).
+pub struct SchemeRequest {
+    pub kind: SchemeKind,
+    pub span: proc_macro2::Span,
+}
 
 /// A scheme a model requests in `schemes { ... }`: its catalogue entry and, for a
 /// scheme with a stage count, the count.
@@ -192,9 +200,13 @@ impl SchemeKind {
 
     /// Builds the step equations of this scheme for `model`; `None` for the families
     /// assembled at run time.
-    pub fn template(self, model: &mut Model) -> Option<Template> {
+    pub fn template(self, model: &mut Model, quantities: &Quantities) -> Option<Template> {
         let blocks = self.unknowns(model);
-        self.entry.template.map(|build| build(model, &blocks))
+        let inputs = Inputs {
+            quantities,
+            blocks: &blocks,
+        };
+        self.entry.template.map(|build| build(model, &inputs))
     }
 
     /// Whether the scheme needs a constant mass matrix (every GGL scheme does).

@@ -24,12 +24,12 @@
 //! and `λ¹` (the velocity-level one) as `gamma`, `v = M⁻¹ p¹`. Without constraints this
 //! is the Störmer–Verlet method.
 use super::algebra::Algebra;
-use super::common::{NextState, Setup, Template};
+use super::common::{Inputs, NextState, Setup, Template};
 use crate::ir::Model;
 
-/// The step equations; `blocks` are the unknowns' from the catalogue entry.
-pub fn template(model: &mut Model, blocks: &[(String, usize)]) -> Template {
-    let setup = Setup::new(model, blocks);
+/// The step equations.
+pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
+    let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
     let (residual, next) = {
         let a = Algebra::new(model);

@@ -25,7 +25,8 @@
 //   `Holonomic`, `QuadraticHolonomic`);
 // - `note`: where the constraints hold, what to watch for (one line, for the README);
 // - `template` (symbolic families only): the function in `livens-macros/src/schemes/`
-//   that builds the step equations from the model and the unknowns' blocks.
+//   that builds the step equations from the model, its quantities and the unknowns'
+//   blocks (`Inputs`).
 catalogue! {
     sizes(d, m);
 
@@ -93,7 +94,7 @@ catalogue! {
         symplectic: true,
         requires: { mass: Constant, constraints: Holonomic },
         note: "`g = 0` and `G v = 0` at the midpoints, not at the nodes",
-        template: |model, blocks| ggl_theta::template(model, blocks, Coef::Const(0.5), Constraints::Intermediate),
+        template: |model, inputs| ggl_theta::template(model, inputs, Coef::Const(0.5), Constraints::Intermediate),
     }
 
     /// GGL variational θ-method with option B, θ = 1 and ϑ = ½, "VI-B" (Kinon, Betsch,
@@ -124,8 +125,8 @@ catalogue! {
         symplectic: true,
         requires: { mass: Constant, constraints: Holonomic },
         note: "`g = 0` and `G v = 0` at nodes (`G M⁻¹ p ≠ 0`); `λ` oscillates with period 2",
-        template: |model, blocks| {
-            ggl_theta::template(model, blocks, Coef::Const(1.0), Constraints::Trapezoidal(Coef::Const(0.5)))
+        template: |model, inputs| {
+            ggl_theta::template(model, inputs, Coef::Const(1.0), Constraints::Trapezoidal(Coef::Const(0.5)))
         },
     }
 
@@ -142,8 +143,8 @@ catalogue! {
         symplectic: true,
         requires: { mass: Constant, constraints: Holonomic },
         note: "second order at θ = ½; `g = 0` and `G v = 0` at `q^θ`; stable only at θ = ½",
-        template: |model, blocks| {
-            ggl_theta::template(model, blocks, Coef::Field("theta"), Constraints::Intermediate)
+        template: |model, inputs| {
+            ggl_theta::template(model, inputs, Coef::Field("theta"), Constraints::Intermediate)
         },
     }
 
@@ -160,9 +161,9 @@ catalogue! {
         symplectic: true,
         requires: { mass: Constant, constraints: Holonomic },
         note: "`g = 0` at nodes, `G v = 0` at `q^θ`; stable only for ϑ ≤ ½",
-        template: |model, blocks| {
+        template: |model, inputs| {
             let trapezoidal = Constraints::Trapezoidal(Coef::Field("vartheta"));
-            ggl_theta::template(model, blocks, Coef::Field("theta"), trapezoidal)
+            ggl_theta::template(model, inputs, Coef::Field("theta"), trapezoidal)
         },
     }
 
