@@ -5,8 +5,8 @@
 //! let r_q = &q1 - &q0 - h * (&minv * &p_half);
 //! ```
 //!
-//! Every value borrows one [`Algebra`], which holds the model's graph for the duration of
-//! a template; each operation adds nodes to it (hash-consed, so writing the same
+//! Every value borrows one [`Algebra`], which holds the model for the duration of a
+//! template; each operation adds nodes to it (hash-consed, so writing the same
 //! expression twice costs nothing). Operations run left to right exactly as written: a
 //! template rewritten from the helper functions of `common.rs` in the same order yields
 //! the same nodes, hence bit-identical generated code.
@@ -17,22 +17,32 @@ use std::ops::{Add, Mul, Neg, Sub};
 use crate::ir::Model;
 use crate::sym::{Graph, Id, VarId};
 
-/// The graph of a model while a template builds its equations, and the variables
-/// `q`, `v` that model quantities are written in.
+/// The model, its graph in particular, while a template builds its equations.
 pub struct Algebra<'m> {
-    graph: RefCell<&'m mut Graph>,
-    q: Vec<VarId>,
-    v: Vec<VarId>,
+    model: RefCell<&'m mut Model>,
 }
 
 impl<'m> Algebra<'m> {
     pub fn new(model: &'m mut Model) -> Self {
-        let (q, v) = (model.q.clone(), model.v.clone());
         Algebra {
-            graph: RefCell::new(&mut model.graph),
-            q,
-            v,
+            model: RefCell::new(model),
         }
+    }
+
+    /// Runs one of `common.rs`'s functions on the model (a discrete gradient, a Hessian
+    /// contraction) and takes its result as a vector.
+    pub fn call<'a>(&'a self, f: impl FnOnce(&mut Model) -> Vec<Id>) -> Vector<'a, 'm> {
+        let ids = f(&mut self.model.borrow_mut());
+        Vector { alg: self, ids }
+    }
+
+    /// `(a + b) / 2`, as `common::midpoint` builds it.
+    pub fn midpoint<'a>(&'a self, a: &Vector<'a, 'm>, b: &Vector<'a, 'm>) -> Vector<'a, 'm> {
+        self.call(|model| super::common::midpoint(model, &a.ids, &b.ids))
+    }
+
+    fn graph(&self) -> std::cell::RefMut<'_, Graph> {
+        std::cell::RefMut::map(self.model.borrow_mut(), |m| &mut m.graph)
     }
 
     /// A vector of existing nodes.
@@ -59,19 +69,20 @@ impl<'m> Algebra<'m> {
 
     /// A constant.
     pub fn constant<'a>(&'a self, x: f64) -> Scalar<'a, 'm> {
-        let id = self.graph.borrow_mut().constant(x);
+        let id = self.graph().constant(x);
         self.scalar(id)
     }
 
     /// Model quantities `exprs` (written in `q`, `v`) evaluated at `q = at_q` (and
     /// `v = at_v`).
     fn substitute(&self, exprs: &[Id], at_q: &[Id], at_v: Option<&[Id]>) -> Vec<Id> {
+        let mut model = self.model.borrow_mut();
         let mut map: HashMap<VarId, Id> =
-            self.q.iter().copied().zip(at_q.iter().copied()).collect();
+            model.q.iter().copied().zip(at_q.iter().copied()).collect();
         if let Some(at_v) = at_v {
-            map.extend(self.v.iter().copied().zip(at_v.iter().copied()));
+            map.extend(model.v.iter().copied().zip(at_v.iter().copied()));
         }
-        self.graph.borrow_mut().substitute(exprs, &map)
+        model.graph.substitute(exprs, &map)
     }
 
     /// `f(q)` for a vector quantity `f` of the model.
@@ -97,7 +108,7 @@ impl<'m> Algebra<'m> {
 
     fn zip(&self, a: &[Id], b: &[Id], f: fn(&mut Graph, Id, Id) -> Id) -> Vec<Id> {
         debug_assert_eq!(a.len(), b.len(), "vector sizes differ");
-        let mut g = self.graph.borrow_mut();
+        let mut g = self.graph();
         a.iter().zip(b).map(|(&x, &y)| f(&mut g, x, y)).collect()
     }
 }
@@ -173,7 +184,7 @@ impl<'a, 'm> Add<Vector<'a, 'm>> for Vector<'a, 'm> {
 impl<'a, 'm> Neg for &Vector<'a, 'm> {
     type Output = Vector<'a, 'm>;
     fn neg(self) -> Vector<'a, 'm> {
-        let mut g = self.alg.graph.borrow_mut();
+        let mut g = self.alg.graph();
         let ids = self.ids.iter().map(|&x| g.neg(x)).collect();
         Vector { alg: self.alg, ids }
     }
@@ -183,7 +194,7 @@ impl<'a, 'm> Neg for &Vector<'a, 'm> {
 impl<'a, 'm> Mul<&Vector<'a, 'm>> for Scalar<'a, 'm> {
     type Output = Vector<'a, 'm>;
     fn mul(self, rhs: &Vector<'a, 'm>) -> Vector<'a, 'm> {
-        let mut g = self.alg.graph.borrow_mut();
+        let mut g = self.alg.graph();
         let ids = rhs.ids.iter().map(|&x| g.mul(self.id, x)).collect();
         Vector { alg: self.alg, ids }
     }
@@ -199,7 +210,7 @@ impl<'a, 'm> Mul<Vector<'a, 'm>> for Scalar<'a, 'm> {
 impl<'a, 'm> Mul for Scalar<'a, 'm> {
     type Output = Scalar<'a, 'm>;
     fn mul(self, rhs: Self) -> Scalar<'a, 'm> {
-        let id = self.alg.graph.borrow_mut().mul(self.id, rhs.id);
+        let id = self.alg.graph().mul(self.id, rhs.id);
         Scalar { alg: self.alg, id }
     }
 }
@@ -208,7 +219,7 @@ impl<'a, 'm> Mul for Scalar<'a, 'm> {
 impl<'a, 'm> Mul<&Vector<'a, 'm>> for &Matrix<'a, 'm> {
     type Output = Vector<'a, 'm>;
     fn mul(self, x: &Vector<'a, 'm>) -> Vector<'a, 'm> {
-        let mut g = self.alg.graph.borrow_mut();
+        let mut g = self.alg.graph();
         let ids = self.rows.iter().map(|row| g.dot(row, &x.ids)).collect();
         Vector { alg: self.alg, ids }
     }
@@ -226,7 +237,7 @@ impl<'a, 'm> Mul<&Vector<'a, 'm>> for Transposed<'_, 'a, 'm> {
     type Output = Vector<'a, 'm>;
     fn mul(self, y: &Vector<'a, 'm>) -> Vector<'a, 'm> {
         let a = self.0;
-        let mut g = a.alg.graph.borrow_mut();
+        let mut g = a.alg.graph();
         let ids = (0..a.cols)
             .map(|j| {
                 let col: Vec<Id> = a.rows.iter().map(|row| row[j]).collect();

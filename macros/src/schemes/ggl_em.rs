@@ -15,59 +15,54 @@
 //! `∇V(q^½) + (V(q¹) − V(q⁰) − ∇V(q^½)·Δq) / |Δq|² Δq`, with the midpoint gradient as
 //! the branch for `|Δq|² < 1e-12` (spec 000 §2.6 warns that this formula does not
 //! conserve momentum maps; invariant-based gradients come with issue #3).
-use super::common::{
-    at, hessian_contraction, mat_t_vec, mat_vec, midpoint, scale, zip_with, Inputs, NextState,
-    Setup, Template,
-};
+use super::algebra::Algebra;
+use super::common::{hessian_contraction, Inputs, NextState, Setup, Template};
 use super::discrete_gradient::discrete_gradient_v;
 use crate::ir::Model;
-use crate::sym::Id;
 
 /// The step equations.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
-    let (d,) = (setup.d,);
-    let (q1, p1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3]);
-    let h = k.h;
+    let (residual, next) = {
+        let a = Algebra::new(model);
+        let (q0, p0) = (a.vector(&k.q), a.vector(&k.p));
+        let (q1, p1) = (a.vector(&x[0]), a.vector(&x[1]));
+        let (lambda, gamma) = (a.vector(&x[2]), a.vector(&x[3]));
+        let h = a.scalar(k.h);
+        let minv = a.matrix(minv);
 
-    let qm = midpoint(model, &k.q, q1);
-    let pm = midpoint(model, &k.p, p1);
-    let minv_pm = mat_vec(model, minv, &pm);
-    let jac_m: Vec<Vec<Id>> = qs.jac.iter().map(|row| at(model, row, &qm, None)).collect();
+        let qm = a.midpoint(&q0, &q1);
+        let pm = a.midpoint(&p0, &p1);
+        let minv_pm = &minv * &pm;
+        let g_m = a.matrix_at(&qs.jac, &qm);
 
-    // (84a): q¹ − q⁰ − h M⁻¹ p^½ − h M⁻¹ G(q^½)ᵀ γ¹
-    let gt_gamma = mat_t_vec(model, &jac_m, gamma, d);
-    let minv_gt_gamma = mat_vec(model, minv, &gt_gamma);
-    let dq = zip_with(model, q1, &k.q, |g, a, b| g.sub(a, b));
-    let flow = zip_with(model, &minv_pm, &minv_gt_gamma, |g, a, b| g.add(a, b));
-    let h_flow = scale(model, h, &flow);
-    let r1 = zip_with(model, &dq, &h_flow, |g, a, b| g.sub(a, b));
+        // (84a): q¹ − q⁰ − h (M⁻¹ p^½ + M⁻¹ G(q^½)ᵀ γ¹)
+        let minv_gt_gamma = &minv * &(g_m.t() * &gamma);
+        let r1 = &q1 - &q0 - h * (&minv_pm + &minv_gt_gamma);
 
-    // (84b): p¹ − p⁰ + h 𝖣V + h G(q^½)ᵀ λ¹ + h T(q^½, γ¹) M⁻¹ p^½
-    let dv = discrete_gradient_v(model, &qs.grad_v, &k.q, q1, &qm);
-    let gt_lambda = mat_t_vec(model, &jac_m, lambda, d);
-    let t_gamma = hessian_contraction(model, &qs.jac, gamma, &minv_pm, &qm);
-    let dp = zip_with(model, p1, &k.p, |g, a, b| g.sub(a, b));
-    let force = zip_with(model, &dv, &gt_lambda, |g, a, b| g.add(a, b));
-    let force = zip_with(model, &force, &t_gamma, |g, a, b| g.add(a, b));
-    let h_force = scale(model, h, &force);
-    let r2 = zip_with(model, &dp, &h_force, |g, a, b| g.add(a, b));
+        // (84b): p¹ − p⁰ + h (𝖣V(q⁰, q¹) + G(q^½)ᵀ λ¹ + T(q^½, γ¹) M⁻¹ p^½)
+        let dv = a.call(|m| discrete_gradient_v(m, &qs.grad_v, &q0.ids, &q1.ids, &qm.ids));
+        let gt_lambda = g_m.t() * &lambda;
+        let t_gamma =
+            a.call(|m| hessian_contraction(m, &qs.jac, &gamma.ids, &minv_pm.ids, &qm.ids));
+        let r2 = &p1 - &p0 + h * (dv + gt_lambda + t_gamma);
 
-    // (84d): g(q¹);  (84e): G(q¹) M⁻¹ p¹
-    let r3 = at(model, &qs.g, q1, None);
-    let v1 = mat_vec(model, minv, p1);
-    let jac_1: Vec<Vec<Id>> = qs.jac.iter().map(|row| at(model, row, q1, None)).collect();
-    let r4 = mat_vec(model, &jac_1, &v1);
+        // (84d): g(q¹);  (84e): G(q¹) M⁻¹ p¹
+        let r3 = a.vector_at(&qs.g, &q1);
+        let v1 = &minv * &p1;
+        let r4 = &a.matrix_at(&qs.jac, &q1) * &v1;
 
-    let residual = [r1, r2, r3, r4].concat();
-    let guess = [k.q.clone(), k.p.clone(), k.lambda.clone(), k.gamma.clone()].concat();
-    let next = NextState {
-        q: q1.clone(),
-        v: v1,
-        p: p1.clone(),
-        lambda: lambda.clone(),
-        gamma: gamma.clone(),
+        let residual = [r1.ids, r2.ids, r3.ids, r4.ids].concat();
+        let next = NextState {
+            q: q1.ids,
+            v: v1.ids,
+            p: p1.ids,
+            lambda: lambda.ids,
+            gamma: gamma.ids,
+        };
+        (residual, next)
     };
+    let guess = [k.q.clone(), k.p.clone(), k.lambda.clone(), k.gamma.clone()].concat();
     Template::new(model, &setup, residual, guess, next)
 }

@@ -11,48 +11,45 @@
 //! `𝖣g = G(q^½)` for constraints of degree ≤ 2; `𝖣V` as for EM. Energy and momentum maps
 //! are conserved and `g` holds at the nodes; the secondary constraint `G M⁻¹ p = 0` is not
 //! enforced. The new state has `v = M⁻¹ p¹` and `γ = 0`.
-use super::common::{
-    at, mat_t_vec, mat_vec, midpoint, scale, zip_with, Inputs, NextState, Setup, Template,
-};
+use super::algebra::Algebra;
+use super::common::{Inputs, NextState, Setup, Template};
 use super::discrete_gradient::discrete_gradient_v;
 use crate::ir::Model;
-use crate::sym::Id;
 
 /// The step equations.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
-    let (d, m) = (setup.d, setup.m);
-    let (q1, p1, lambda) = (&x[0], &x[1], &x[2]);
-    let h = k.h;
+    let (residual, next) = {
+        let a = Algebra::new(model);
+        let (q0, p0) = (a.vector(&k.q), a.vector(&k.p));
+        let (q1, p1, lambda) = (a.vector(&x[0]), a.vector(&x[1]), a.vector(&x[2]));
+        let h = a.scalar(k.h);
+        let minv = a.matrix(minv);
 
-    let qm = midpoint(model, &k.q, q1);
-    let pm = midpoint(model, &k.p, p1);
+        let qm = a.midpoint(&q0, &q1);
+        let pm = a.midpoint(&p0, &p1);
 
-    let minv_pm = mat_vec(model, minv, &pm);
-    let h_flow = scale(model, h, &minv_pm);
-    let dq = zip_with(model, q1, &k.q, |g, a, b| g.sub(a, b));
-    let r1 = zip_with(model, &dq, &h_flow, |g, a, b| g.sub(a, b));
+        // q¹ − q⁰ − h M⁻¹ p^½
+        let r1 = &q1 - &q0 - h * (&minv * &pm);
+        // p¹ − p⁰ + h (𝖣V(q⁰, q¹) + G(q^½)ᵀ λ¹)
+        let dv = a.call(|m| discrete_gradient_v(m, &qs.grad_v, &q0.ids, &q1.ids, &qm.ids));
+        let gt_lambda = a.matrix_at(&qs.jac, &qm).t() * &lambda;
+        let r2 = &p1 - &p0 + h * (dv + gt_lambda);
+        // g(q¹)
+        let r3 = a.vector_at(&qs.g, &q1);
 
-    let dv = discrete_gradient_v(model, &qs.grad_v, &k.q, q1, &qm);
-    let jac_m: Vec<Vec<Id>> = qs.jac.iter().map(|row| at(model, row, &qm, None)).collect();
-    let gt_lambda = mat_t_vec(model, &jac_m, lambda, d);
-    let force = zip_with(model, &dv, &gt_lambda, |g, a, b| g.add(a, b));
-    let h_force = scale(model, h, &force);
-    let dp = zip_with(model, p1, &k.p, |g, a, b| g.sub(a, b));
-    let r2 = zip_with(model, &dp, &h_force, |g, a, b| g.add(a, b));
-
-    let r3 = at(model, &qs.g, q1, None);
-
-    let residual = [r1, r2, r3].concat();
-    let guess = [k.q.clone(), k.p.clone(), k.lambda.clone()].concat();
-    let zero = model.graph.zero();
-    let next = NextState {
-        q: q1.clone(),
-        v: mat_vec(model, minv, p1),
-        p: p1.clone(),
-        lambda: lambda.clone(),
-        gamma: vec![zero; m],
+        let residual = [r1.ids, r2.ids, r3.ids].concat();
+        let zero = a.constant(0.0).id;
+        let next = NextState {
+            q: q1.ids,
+            v: (&minv * &p1).ids,
+            p: p1.ids,
+            lambda: lambda.ids,
+            gamma: vec![zero; setup.m],
+        };
+        (residual, next)
     };
+    let guess = [k.q.clone(), k.p.clone(), k.lambda.clone()].concat();
     Template::new(model, &setup, residual, guess, next)
 }
