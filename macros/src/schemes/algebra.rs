@@ -36,6 +36,28 @@ impl<'m> Algebra<'m> {
         Vector { alg: self, ids }
     }
 
+    /// A scheme coefficient: a constant, or a field of the scheme value read at run time.
+    pub fn coef<'a>(&'a self, c: super::common::Coef) -> Scalar<'a, 'm> {
+        let id = super::common::coef(&mut self.model.borrow_mut(), c);
+        self.scalar(id)
+    }
+
+    /// `d` zeros.
+    pub fn zeros<'a>(&'a self, d: usize) -> Vector<'a, 'm> {
+        let zero = self.graph().zero();
+        self.vector(&vec![zero; d])
+    }
+
+    /// `(1 − θ) a + θ b`, as `common::lerp` builds it.
+    pub fn lerp<'a>(
+        &'a self,
+        a: &Vector<'a, 'm>,
+        b: &Vector<'a, 'm>,
+        theta: Scalar<'a, 'm>,
+    ) -> Vector<'a, 'm> {
+        self.call(|model| super::common::lerp(model, &a.ids, &b.ids, theta.id))
+    }
+
     /// `(a + b) / 2`, as `common::midpoint` builds it.
     pub fn midpoint<'a>(&'a self, a: &Vector<'a, 'm>, b: &Vector<'a, 'm>) -> Vector<'a, 'm> {
         self.call(|model| super::common::midpoint(model, &a.ids, &b.ids))
@@ -88,6 +110,17 @@ impl<'m> Algebra<'m> {
     /// `f(q)` for a vector quantity `f` of the model.
     pub fn vector_at<'a>(&'a self, f: &[Id], q: &Vector<'a, 'm>) -> Vector<'a, 'm> {
         let ids = self.substitute(f, &q.ids, None);
+        Vector { alg: self, ids }
+    }
+
+    /// `f(q, v)` for a vector quantity `f` of the model.
+    pub fn vector_at_qv<'a>(
+        &'a self,
+        f: &[Id],
+        q: &Vector<'a, 'm>,
+        v: &Vector<'a, 'm>,
+    ) -> Vector<'a, 'm> {
+        let ids = self.substitute(f, &q.ids, Some(&v.ids));
         Vector { alg: self, ids }
     }
 
@@ -178,6 +211,21 @@ impl<'a, 'm> Add<Vector<'a, 'm>> for Vector<'a, 'm> {
     type Output = Vector<'a, 'm>;
     fn add(self, rhs: Vector<'a, 'm>) -> Vector<'a, 'm> {
         &self + &rhs
+    }
+}
+
+impl<'a, 'm> Add<&Vector<'a, 'm>> for Vector<'a, 'm> {
+    type Output = Vector<'a, 'm>;
+    fn add(self, rhs: &Vector<'a, 'm>) -> Vector<'a, 'm> {
+        &self + rhs
+    }
+}
+
+impl<'a, 'm> Sub for Scalar<'a, 'm> {
+    type Output = Scalar<'a, 'm>;
+    fn sub(self, rhs: Self) -> Scalar<'a, 'm> {
+        let id = self.alg.graph().sub(self.id, rhs.id);
+        Scalar { alg: self.alg, id }
     }
 }
 

@@ -227,17 +227,6 @@ pub fn mat_vec(model: &mut Model, a: &[Vec<Id>], x: &[Id]) -> Vec<Id> {
     a.iter().map(|row| model.graph.dot(row, x)).collect()
 }
 
-/// `Aᵀ y` for an `m × d` matrix `A`.
-pub fn mat_t_vec(model: &mut Model, a: &[Vec<Id>], y: &[Id], d: usize) -> Vec<Id> {
-    let g = &mut model.graph;
-    (0..d)
-        .map(|j| {
-            let col: Vec<Id> = a.iter().map(|row| row[j]).collect();
-            g.dot(&col, y)
-        })
-        .collect()
-}
-
 /// `Σ_k γ_k H_k(q) w = ∇_q (γ · G(q) w)` for `γ`, `w` independent of `q`, evaluated at
 /// `q = at_q`: the contraction `T(q, γ) w` of spec 000 without a third-order tensor.
 pub fn hessian_contraction(
@@ -252,22 +241,4 @@ pub fn hessian_contraction(
     let qv = model.q.clone();
     let grad = model.graph.gradient(s, &qv);
     at(model, &grad, at_q, None)
-}
-
-/// `a − b` and friends, elementwise.
-pub fn zip_with(
-    model: &mut Model,
-    a: &[Id],
-    b: &[Id],
-    f: impl Fn(&mut crate::sym::Graph, Id, Id) -> Id,
-) -> Vec<Id> {
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| f(&mut model.graph, x, y))
-        .collect()
-}
-
-/// `c · a`, elementwise.
-pub fn scale(model: &mut Model, c: Id, a: &[Id]) -> Vec<Id> {
-    a.iter().map(|&x| model.graph.mul(c, x)).collect()
 }

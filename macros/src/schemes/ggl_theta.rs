@@ -17,12 +17,9 @@
 //!   equivalent for consistent `q⁰`. VI-B is θ = 1, ϑ = ½ (83).
 //!
 //! `h ∂L/∂q(q^θ, v¹)` is the spec's reconstruction R4 of "D₁L_d(q^{n+θ}, v^{n+1})".
-use super::common::{
-    at, coef, hessian_contraction, lerp, mat_t_vec, mat_vec, scale, zip_with, Coef, Inputs, Setup,
-    Template,
-};
+use super::algebra::Algebra;
+use super::common::{hessian_contraction, Coef, Inputs, Setup, Template};
 use crate::ir::Model;
-use crate::sym::Id;
 
 /// How the constraints enter the θ-method.
 #[derive(Clone, Copy)]
@@ -36,86 +33,53 @@ pub enum Constraints {
 pub fn template(model: &mut Model, inputs: &Inputs, theta: Coef, option: Constraints) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
-    let (d,) = (setup.d,);
-    let (q1, p1, v1, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3], &x[4]);
-    let h = k.h;
-    let theta = coef(model, theta);
+    let residual = {
+        let a = Algebra::new(model);
+        let (q0, p0) = (a.vector(&k.q), a.vector(&k.p));
+        let (q1, p1, v1) = (a.vector(&x[0]), a.vector(&x[1]), a.vector(&x[2]));
+        let (lambda, gamma) = (a.vector(&x[3]), a.vector(&x[4]));
+        let h = a.scalar(k.h);
+        let minv = a.matrix(minv);
+        let theta = a.coef(theta);
 
-    let qt = lerp(model, &k.q, q1, theta);
-    let jac_t: Vec<Vec<Id>> = qs.jac.iter().map(|row| at(model, row, &qt, None)).collect();
+        let qt = a.lerp(&q0, &q1, theta);
+        let g_t = a.matrix_at(&qs.jac, &qt);
 
-    // (76a)
-    let gt_gamma = mat_t_vec(model, &jac_t, gamma, d);
-    let minv_gt_gamma = mat_vec(model, minv, &gt_gamma);
-    let flow = zip_with(model, v1, &minv_gt_gamma, |g, a, b| g.add(a, b));
-    let h_flow = scale(model, h, &flow);
-    let dq = zip_with(model, q1, &k.q, |g, a, b| g.sub(a, b));
-    let r1 = zip_with(model, &dq, &h_flow, |g, a, b| g.sub(a, b));
+        // (76a)
+        let r1 = &q1 - &q0 - h * (&v1 + &(&minv * &(g_t.t() * &gamma)));
 
-    // The constraint forces of (76b) and (76c), per option, and (76d).
-    let (force_b, force_c, r4) = match option {
-        Constraints::Intermediate => {
-            let f = mat_t_vec(model, &jac_t, lambda, d);
-            let hf = scale(model, h, &f);
-            let zero = model.graph.zero();
-            (hf, vec![zero; d], at(model, &qs.g, &qt, None))
-        }
-        Constraints::Trapezoidal(vartheta) => {
-            let vartheta = coef(model, vartheta);
-            let jac_0: Vec<Vec<Id>> = qs
-                .jac
-                .iter()
-                .map(|row| at(model, row, &k.q, None))
-                .collect();
-            let jac_1: Vec<Vec<Id>> = qs.jac.iter().map(|row| at(model, row, q1, None)).collect();
-            let g0l = mat_t_vec(model, &jac_0, lambda, d);
-            let g1l = mat_t_vec(model, &jac_1, lambda, d);
-            let g = &mut model.graph;
-            let one = g.one();
-            let (w0, w1) = (g.sub(one, vartheta), vartheta);
-            let (hw0, hw1) = (g.mul(h, w0), g.mul(h, w1));
-            // (D₁g_d + D₂g_d)ᵀ λ = h((1−ϑ) G(q⁰) + ϑ G(q¹))ᵀ λ
-            let b: Vec<Id> = g0l
-                .iter()
-                .zip(&g1l)
-                .map(|(&a, &c)| {
-                    let (s, t) = (g.mul(hw0, a), g.mul(hw1, c));
-                    g.add(s, t)
-                })
-                .collect();
-            // (θ D₁g_dᵀ − (1−θ) D₂g_dᵀ) λ = h(θ(1−ϑ) G(q⁰)ᵀ − (1−θ)ϑ G(q¹)ᵀ) λ
-            let omt = g.sub(one, theta);
-            let (c0, c1) = (g.mul(theta, hw0), g.mul(omt, hw1));
-            let c: Vec<Id> = g0l
-                .iter()
-                .zip(&g1l)
-                .map(|(&a, &e)| {
-                    let (s, t) = (g.mul(c0, a), g.mul(c1, e));
-                    g.sub(s, t)
-                })
-                .collect();
-            (b, c, at(model, &qs.g, q1, None))
-        }
+        // The constraint forces of (76b) and (76c), per option, and (76d).
+        let (force_b, force_c, r4) = match option {
+            Constraints::Intermediate => {
+                let force_b = h * (g_t.t() * &lambda);
+                (force_b, a.zeros(setup.d), a.vector_at(&qs.g, &qt))
+            }
+            Constraints::Trapezoidal(vartheta) => {
+                let vartheta = a.coef(vartheta);
+                let g0_lambda = a.matrix_at(&qs.jac, &q0).t() * &lambda;
+                let g1_lambda = a.matrix_at(&qs.jac, &q1).t() * &lambda;
+                let one = a.constant(1.0);
+                let (hw0, hw1) = (h * (one - vartheta), h * vartheta);
+                // (D₁g_d + D₂g_d)ᵀ λ = h((1−ϑ) G(q⁰) + ϑ G(q¹))ᵀ λ
+                let force_b = hw0 * &g0_lambda + hw1 * &g1_lambda;
+                // (θ D₁g_dᵀ − (1−θ) D₂g_dᵀ) λ = h(θ(1−ϑ) G(q⁰)ᵀ − (1−θ)ϑ G(q¹)ᵀ) λ
+                let force_c = (theta * hw0) * &g0_lambda - ((one - theta) * hw1) * &g1_lambda;
+                (force_b, force_c, a.vector_at(&qs.g, &q1))
+            }
+        };
+
+        // (76b)
+        let t_gamma = a.call(|m| hessian_contraction(m, &qs.jac, &gamma.ids, &v1.ids, &qt.ids));
+        let h_dl_dq = h * a.vector_at_qv(&qs.dl_dq, &qt, &v1);
+        let r2 = &p1 - &p0 - &h_dl_dq + &force_b + &(h * &t_gamma);
+
+        // (76c): θ p⁰ + (1 − θ) p¹ is lerp(p¹, p⁰, θ).
+        let p_mix = a.lerp(&p1, &p0, theta);
+        let r3 = a.vector_at_qv(&qs.dl_dv, &qt, &v1) - &p_mix + &force_c;
+
+        // (76e)
+        let r5 = &g_t * &v1;
+        [r1.ids, r2.ids, r3.ids, r4.ids, r5.ids]
     };
-
-    // (76b)
-    let dl_dq = at(model, &qs.dl_dq, &qt, Some(v1));
-    let t_gamma = hessian_contraction(model, &qs.jac, gamma, v1, &qt);
-    let h_t_gamma = scale(model, h, &t_gamma);
-    let h_dl_dq = scale(model, h, &dl_dq);
-    let dp = zip_with(model, p1, &k.p, |g, a, b| g.sub(a, b));
-    let r2 = zip_with(model, &dp, &h_dl_dq, |g, a, b| g.sub(a, b));
-    let r2 = zip_with(model, &r2, &force_b, |g, a, b| g.add(a, b));
-    let r2 = zip_with(model, &r2, &h_t_gamma, |g, a, b| g.add(a, b));
-
-    // (76c): θ p⁰ + (1 − θ) p¹ is lerp(p¹, p⁰, θ).
-    let dl_dv = at(model, &qs.dl_dv, &qt, Some(v1));
-    let p_mix = lerp(model, p1, &k.p, theta);
-    let r3 = zip_with(model, &dl_dv, &p_mix, |g, a, b| g.sub(a, b));
-    let r3 = zip_with(model, &r3, &force_c, |g, a, b| g.add(a, b));
-
-    // (76e)
-    let r5 = mat_vec(model, &jac_t, v1);
-
-    Template::velocity_form(model, &setup, &[r1, r2, r3, r4, r5])
+    Template::velocity_form(model, &setup, &residual)
 }

@@ -14,63 +14,43 @@
 //! Index quirk: `v⁰`, the velocity of the interval `[tⁿ, tⁿ⁺¹]`, is solved in the step
 //! n → n+1; the new state's `v` holds it. The secondary constraint holds at `q̄`, not at
 //! `q¹` (exactly at the nodes only for linear constraints and the pendulum).
-use super::common::{
-    at, hessian_contraction, mat_t_vec, mat_vec, scale, zip_with, Inputs, Setup, Template,
-};
+use super::algebra::Algebra;
+use super::common::{hessian_contraction, Inputs, Setup, Template};
 use crate::ir::Model;
-use crate::sym::Id;
 
 /// The step equations.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
-    let (d,) = (setup.d,);
-    let (q1, p1, v0, lambda, gamma) = (&x[0], &x[1], &x[2], &x[3], &x[4]);
-    let h = k.h;
+    let residual = {
+        let a = Algebra::new(model);
+        let (q0, p0) = (a.vector(&k.q), a.vector(&k.p));
+        let (q1, p1, v0) = (a.vector(&x[0]), a.vector(&x[1]), a.vector(&x[2]));
+        let (lambda, gamma) = (a.vector(&x[3]), a.vector(&x[4]));
+        let h = a.scalar(k.h);
+        let minv = a.matrix(minv);
 
-    // q̄ = q⁰ + h v⁰ (53)
-    let hv = scale(model, h, v0);
-    let qbar = zip_with(model, &k.q, &hv, |g, a, b| g.add(a, b));
-    let jac_bar: Vec<Vec<Id>> = qs
-        .jac
-        .iter()
-        .map(|row| at(model, row, &qbar, None))
-        .collect();
-    let minv_p1 = mat_vec(model, minv, p1);
-    let t_gamma = hessian_contraction(model, &qs.jac, gamma, &minv_p1, &qbar);
-    let h_t_gamma = scale(model, h, &t_gamma);
+        // q̄ = q⁰ + h v⁰ (53)
+        let hv = h * &v0;
+        let qbar = &q0 + &hv;
+        let g_bar = a.matrix_at(&qs.jac, &qbar);
+        let minv_p1 = &minv * &p1;
+        let t_gamma =
+            a.call(|m| hessian_contraction(m, &qs.jac, &gamma.ids, &minv_p1.ids, &qbar.ids));
+        let h_t_gamma = h * &t_gamma;
 
-    // (55a)
-    let gt_gamma = mat_t_vec(model, &jac_bar, gamma, d);
-    let minv_gt_gamma = mat_vec(model, minv, &gt_gamma);
-    let h_minv_gt_gamma = scale(model, h, &minv_gt_gamma);
-    let dq = zip_with(model, q1, &k.q, |g, a, b| g.sub(a, b));
-    let r1 = zip_with(model, &dq, &hv, |g, a, b| g.sub(a, b));
-    let r1 = zip_with(model, &r1, &h_minv_gt_gamma, |g, a, b| g.sub(a, b));
-
-    // (55b)
-    let dl_dq = at(model, &qs.dl_dq, &k.q, Some(v0));
-    let h_dl_dq = scale(model, h, &dl_dq);
-    let jac_0: Vec<Vec<Id>> = qs
-        .jac
-        .iter()
-        .map(|row| at(model, row, &k.q, None))
-        .collect();
-    let g0_lambda = mat_t_vec(model, &jac_0, lambda, d);
-    let h_g0_lambda = scale(model, h, &g0_lambda);
-    let dp = zip_with(model, p1, &k.p, |g, a, b| g.sub(a, b));
-    let r2 = zip_with(model, &dp, &h_dl_dq, |g, a, b| g.sub(a, b));
-    let r2 = zip_with(model, &r2, &h_g0_lambda, |g, a, b| g.add(a, b));
-    let r2 = zip_with(model, &r2, &h_t_gamma, |g, a, b| g.add(a, b));
-
-    // (55c)
-    let dl_dv = at(model, &qs.dl_dv, &k.q, Some(v0));
-    let r3 = zip_with(model, &dl_dv, p1, |g, a, b| g.sub(a, b));
-    let r3 = zip_with(model, &r3, &h_t_gamma, |g, a, b| g.sub(a, b));
-
-    // (55d), (55e)
-    let r4 = at(model, &qs.g, q1, None);
-    let r5 = mat_vec(model, &jac_bar, &minv_p1);
-
-    Template::velocity_form(model, &setup, &[r1, r2, r3, r4, r5])
+        // (55a)
+        let r1 = &q1 - &q0 - &hv - h * (&minv * &(g_bar.t() * &gamma));
+        // (55b)
+        let h_dl_dq = h * a.vector_at_qv(&qs.dl_dq, &q0, &v0);
+        let h_g0_lambda = h * (a.matrix_at(&qs.jac, &q0).t() * &lambda);
+        let r2 = &p1 - &p0 - &h_dl_dq + &h_g0_lambda + &h_t_gamma;
+        // (55c)
+        let r3 = a.vector_at_qv(&qs.dl_dv, &q0, &v0) - &p1 - &h_t_gamma;
+        // (55d), (55e)
+        let r4 = a.vector_at(&qs.g, &q1);
+        let r5 = &g_bar * &minv_p1;
+        [r1.ids, r2.ids, r3.ids, r4.ids, r5.ids]
+    };
+    Template::velocity_form(model, &setup, &residual)
 }
