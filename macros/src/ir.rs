@@ -14,16 +14,12 @@ pub enum Role {
     Q(usize),
     V(usize),
     P(usize),
-    /// Step templates: the known state at `tⁿ`.
-    KnownQ(usize),
-    KnownV(usize),
-    KnownP(usize),
-    KnownLambda(usize),
-    KnownGamma(usize),
+    /// Step templates: entry `i` of a named input block (the known state at `tⁿ`), or
+    /// a scalar input (`None`: the step size `h`). The family's input table
+    /// (`schemes::common::GGL_INPUTS`) says where the generated code reads each block.
+    Input(&'static str, Option<usize>),
     /// Step templates: the `i`-th unknown of the step equations.
     Unknown(usize),
-    /// Step templates: the step size `h`.
-    Step,
     /// A declared invariant `π_k`, by index into [`Model::invariants`]. Only the
     /// potential as written (`potential_raw`) contains these; everything emitted has
     /// them substituted by their definitions.

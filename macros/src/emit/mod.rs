@@ -34,13 +34,12 @@ fn var_expr(model: &Model, v: VarId) -> TokenStream {
         Role::Q(i) => idx("q", i),
         Role::V(i) => idx("v", i),
         Role::P(i) => idx("p", i),
-        Role::KnownQ(i) => idx("kq", i),
-        Role::KnownV(i) => idx("kv", i),
-        Role::KnownP(i) => idx("kp", i),
-        Role::KnownLambda(i) => idx("kl", i),
-        Role::KnownGamma(i) => idx("kg", i),
+        Role::Input(block, Some(i)) => idx(block, i),
+        Role::Input(scalar, None) => {
+            let n = format_ident!("{}", scalar);
+            quote!(#n)
+        }
         Role::Unknown(i) => idx("x", i),
-        Role::Step => quote!(h),
         Role::Invariant(_) => unreachable!("invariants are substituted before emission"),
         Role::SchemeParam(field) => {
             let (p, f) = (private(), format_ident!("{}", field));
@@ -479,13 +478,16 @@ fn scheme_impl(
     let (qa, va, pa) = (svector(d, qa), svector(d, va), svector(d, pa));
     let (la, ga) = (svector(m, la), svector(m, ga));
     let layout = layout_tokens(&t.blocks);
-    let prologue = quote! {
-        let kq = &known.q.data.0[0];
-        let kv = &known.v.data.0[0];
-        let kp = &known.p.data.0[0];
-        let kl = &known.lambda.data.0[0];
-        let kg = &known.gamma.data.0[0];
-    };
+    // Every input block bound from where the family's table says it lives.
+    let bindings = crate::schemes::GGL_INPUTS.iter().map(|input| {
+        let name = format_ident!("{}", input.name);
+        let source: TokenStream = input.source.parse().expect("input sources are Rust paths");
+        match input.size {
+            crate::schemes::InputSize::Scalar => quote!(let #name = #source;),
+            _ => quote!(let #name = &#source.data.0[0];),
+        }
+    });
+    let prologue = quote!(#(#bindings)*);
     let name = &model.name;
     let state = quote!(#p::GglState<T, #dl, #ml>);
     let step = step_impl(

@@ -77,6 +77,61 @@ pub struct NextState {
     pub gamma: Vec<Id>,
 }
 
+/// How long an input block is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum InputSize {
+    /// One entry per coordinate.
+    Coordinates,
+    /// One entry per holonomic constraint.
+    Constraints,
+    /// A scalar.
+    Scalar,
+}
+
+/// An input of a step: a named block of the known state (or a scalar argument), and the
+/// Rust expression the generated code reads it from.
+pub struct Input {
+    pub name: &'static str,
+    pub size: InputSize,
+    pub source: &'static str,
+}
+
+/// The inputs of a GGL step: the known state at `tⁿ` (the `GglState` argument `known`)
+/// and the step size (the argument `h`). A new input (the time, a control) is one row
+/// here and one field of the `Known` it fills.
+pub const GGL_INPUTS: &[Input] = &[
+    Input {
+        name: "known_q",
+        size: InputSize::Coordinates,
+        source: "known.q",
+    },
+    Input {
+        name: "known_v",
+        size: InputSize::Coordinates,
+        source: "known.v",
+    },
+    Input {
+        name: "known_p",
+        size: InputSize::Coordinates,
+        source: "known.p",
+    },
+    Input {
+        name: "known_lambda",
+        size: InputSize::Constraints,
+        source: "known.lambda",
+    },
+    Input {
+        name: "known_gamma",
+        size: InputSize::Constraints,
+        source: "known.gamma",
+    },
+    Input {
+        name: "h",
+        size: InputSize::Scalar,
+        source: "h",
+    },
+];
+
 /// Variables of the known state at `tⁿ` and the step size.
 pub struct Known {
     pub q: Vec<Id>,
@@ -90,17 +145,32 @@ pub struct Known {
 impl Known {
     pub fn new(model: &mut Model) -> Self {
         let (d, m) = (model.dim(), model.n_constraints());
-        let mut vars = |prefix: &str, n: usize, role: fn(usize) -> Role| -> Vec<Id> {
-            (0..n)
-                .map(|i| model.new_var(format!("{prefix}{i}"), role(i)).1)
-                .collect()
+        let mut blocks: HashMap<&str, Vec<Id>> = HashMap::new();
+        for input in GGL_INPUTS {
+            let ids = match input.size {
+                InputSize::Scalar => {
+                    vec![model.new_var(input.name, Role::Input(input.name, None)).1]
+                }
+                size => {
+                    let n = if size == InputSize::Coordinates { d } else { m };
+                    (0..n)
+                        .map(|i| {
+                            let name = format!("{}{i}", input.name);
+                            model.new_var(name, Role::Input(input.name, Some(i))).1
+                        })
+                        .collect()
+                }
+            };
+            blocks.insert(input.name, ids);
+        }
+        let mut take = |name| {
+            blocks
+                .remove(name)
+                .expect("every GGL input is in the table")
         };
-        let q = vars("qn", d, Role::KnownQ);
-        let v = vars("vn", d, Role::KnownV);
-        let p = vars("pn", d, Role::KnownP);
-        let lambda = vars("ln", m, Role::KnownLambda);
-        let gamma = vars("gn", m, Role::KnownGamma);
-        let h = model.new_var("h", Role::Step).1;
+        let (q, v, p) = (take("known_q"), take("known_v"), take("known_p"));
+        let (lambda, gamma) = (take("known_lambda"), take("known_gamma"));
+        let h = take("h")[0];
         Known {
             q,
             v,

@@ -10,7 +10,7 @@ mod ggl_theta;
 mod ggl_vi_s;
 mod rattle;
 
-pub use common::Template;
+pub use common::{InputSize, Template, GGL_INPUTS};
 
 use common::{Coef, Inputs};
 use ggl_theta::Constraints;
