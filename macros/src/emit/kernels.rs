@@ -4,7 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{block, lit, private, step_impl, svector};
+use super::scheme::step_impl;
+use super::{block, lit, private, svector};
 use crate::ir::Model;
 use crate::quantities::Quantities;
 use crate::schemes::SchemeKind;

@@ -1,0 +1,289 @@
+//! Per requested scheme: the symbolic family's `DiscreteSystem` and `Step` impls (with
+//! the budget on their size), the `Step` impl shared by every family, and the
+//! `DeclaredSchemes` visitor.
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::{block, emit, kernels, lit, private, svector, var_expr};
+use crate::errors::Errors;
+use crate::ir::Model;
+use crate::quantities::Quantities;
+use crate::schemes::{Family, SchemeKind, SchemeRequest, Template};
+
+/// The impls of every requested scheme, or the errors of those over the budget.
+pub fn impls(
+    model: &mut Model,
+    quantities: &Quantities,
+    schemes: &[SchemeRequest],
+) -> syn::Result<TokenStream> {
+    let p = private();
+    let mut out = TokenStream::new();
+    let requests: Vec<_> = schemes.iter().map(|s| (s.kind, s.span)).collect();
+    let mut errors = Errors::default();
+    for (kind, span) in requests {
+        let marker = format_ident!("{}", kind.name());
+        match (kind.family(), kind.template(model, quantities), kind.stages) {
+            (Family::Ggl, Some(template), None) => {
+                match scheme_impl(model, kind, &template, quote!(#p::schemes::#marker)) {
+                    Ok(tokens) => out.extend(tokens),
+                    Err(message) => errors.push(span, message),
+                }
+            }
+            (Family::Prk, None, Some(stages)) => {
+                out.extend(kernels::prk_step(model, kind, &marker, stages));
+            }
+            (family, _, _) => unreachable!("catalogue: {kind:?} does not fit family {family:?}"),
+        }
+    }
+    errors.finish()?;
+    Ok(out)
+}
+
+/// `impl DeclaredSchemes`: the visitor called with every scheme of the model's
+/// `schemes { … }` line, in order.
+pub fn declared_schemes(model: &Model, schemes: &[SchemeRequest]) -> TokenStream {
+    let p = private();
+    let name = &model.name;
+    let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
+    let markers = schemes.iter().map(|s| marker(s.kind));
+    quote! {
+        impl<T: #p::Real> #p::DeclaredSchemes<T, #dl, #ml> for #name<T> {
+            fn visit_schemes<V: #p::SchemeVisitor<T, Self, #dl, #ml>>(visitor: &mut V) {
+                #(visitor.visit(<#markers as ::core::default::Default>::default());)*
+            }
+        }
+    }
+}
+
+/// The marker type of a requested scheme, with its stage count.
+fn marker(kind: SchemeKind) -> TokenStream {
+    let p = private();
+    let name = format_ident!("{}", kind.name());
+    match kind.stages {
+        Some(s) => {
+            let s = lit(s);
+            quote!(#p::schemes::#name<#s>)
+        }
+        None => quote!(#p::schemes::#name),
+    }
+}
+
+/// Most temporaries the residual and Jacobian of one model × scheme may take. rustc's
+/// time and memory grow about linearly with them (measured on a 2-core machine, test
+/// profile, debug info on: 7 800 temporaries build in 8 s and 0.6 GB, 32 000 in 43 s and
+/// 2.7 GB, 131 000 in 240 s and 19 GB); the papers' models take 80–1 200. The budget
+/// keeps one model × scheme near 10 s and 1 GB.
+pub(crate) const BUDGET: usize = 10_000;
+
+/// The budget error, on the scheme's name, with what to do instead.
+fn over_budget(model: &Model, kind: SchemeKind, temporaries: usize) -> String {
+    // error: the step equations of `GglEm` for `Grav12` take 32229 temporaries …
+    format!(
+        "the step equations of `{}` for `{}` take {temporaries} temporaries, over the budget \
+         of {BUDGET} (about 10 s and 1 GB of rustc per model × scheme; see \
+         docs/ARCHITECTURE.md); split the model into smaller ones, or, for an unconstrained \
+         model, use a scheme assembled at run time from point kernels, such as \
+         `LobattoIIIAIIIB(2)` (its code grows with the model, not with a step's equations)",
+        kind.name(),
+        model.name
+    )
+}
+
+/// The `DiscreteSystem` impl of one scheme (residual, exact Jacobian, guesses, next
+/// state) and its `Step` impl, which hands the sizes to the GGL family's driver; an
+/// error if the emitted code would exceed [`BUDGET`].
+fn scheme_impl(
+    model: &mut Model,
+    kind: SchemeKind,
+    t: &Template,
+    marker: TokenStream,
+) -> Result<TokenStream, String> {
+    let p = private();
+    let (d, m, n) = (model.dim(), model.n_constraints(), t.unknowns.len());
+    let (dl, ml, nl) = (lit(d), lit(m), lit(n));
+    // Exact Jacobian ∂R_i/∂x_j: only nonzero entries are written.
+    let mut nonzero = Vec::new();
+    for (i, &ri) in t.residual.iter().enumerate() {
+        for (j, &xj) in t.unknowns.iter().enumerate() {
+            let e = model.graph.diff(ri, xj);
+            if !model.graph.is_zero(e) {
+                nonzero.push((i, j, e));
+            }
+        }
+    }
+    let mut outputs = t.residual.clone();
+    outputs.extend(nonzero.iter().map(|(_, _, e)| *e));
+    let b = emit(&model.graph, &outputs, &|v| var_expr(model, v), &private());
+    if b.temporaries > BUDGET {
+        return Err(over_budget(model, kind, b.temporaries));
+    }
+    let (stmts, vals) = (b.stmts, b.values);
+    let (r_vals, j_vals) = vals.split_at(n);
+    let j_writes = nonzero.iter().zip(j_vals).map(|((i, j, _), v)| {
+        let (i, j) = (lit(*i), lit(*j));
+        quote!(jac[#j][#i] = #v;)
+    });
+    let (r_stmts, r_only) = block(model, &t.residual);
+    let (g_stmts, g_vals) = block(model, &t.guess);
+    let guess = svector(n, &g_vals);
+    let (ge_stmts, ge_vals) = block(model, &t.guess_extrapolated);
+    let guess_extrapolated = svector(n, &ge_vals);
+    let nx = &t.next;
+    let next_ids = [
+        nx.q.clone(),
+        nx.v.clone(),
+        nx.p.clone(),
+        nx.lambda.clone(),
+        nx.gamma.clone(),
+    ]
+    .concat();
+    let (a_stmts, a_vals) = block(model, &next_ids);
+    let (qa, rest) = a_vals.split_at(d);
+    let (va, rest) = rest.split_at(d);
+    let (pa, rest) = rest.split_at(d);
+    let (la, ga) = rest.split_at(m);
+    let (qa, va, pa) = (svector(d, qa), svector(d, va), svector(d, pa));
+    let (la, ga) = (svector(m, la), svector(m, ga));
+    let layout = layout_tokens(&t.blocks);
+    // Every input block bound from where the family's table says it lives.
+    let bindings = crate::schemes::GGL_INPUTS.iter().map(|input| {
+        let name = format_ident!("{}", input.name);
+        let source: TokenStream = input.source.parse().expect("input sources are Rust paths");
+        match input.size {
+            crate::schemes::InputSize::Scalar => quote!(let #name = #source;),
+            _ => quote!(let #name = &#source.data.0[0];),
+        }
+    });
+    let prologue = quote!(#(#bindings)*);
+    let name = &model.name;
+    let state = quote!(#p::GglState<T, #dl, #ml>);
+    let step = step_impl(
+        model,
+        &marker,
+        &t.blocks,
+        &state,
+        &quote!(#p::Workspace<T, #nl, K>),
+        &quote!(#p::Workspace::new()),
+        &quote!(#p::families::ggl),
+    );
+    Ok(quote! {
+        #[allow(unused_variables, clippy::all)]
+        impl<T: #p::Real> #p::families::ggl::DiscreteSystem<T, #marker, #dl, #ml, #nl> for #name<T> {
+            const UNKNOWNS: &'static [#p::Block] = &[#(#layout),*];
+
+            fn residual_and_jacobian(
+                &self,
+                scheme: &#marker,
+                h: T,
+                known: &#state,
+                x: &#p::SVector<T, #nl>,
+                r: &mut #p::SVector<T, #nl>,
+                jac: &mut [[T; #nl]; #nl],
+            ) {
+                #prologue
+                let x = &x.data.0[0];
+                #stmts
+                r.data.0[0] = [#(#r_vals),*];
+                #p::zero_matrix(jac);
+                #(#j_writes)*
+            }
+
+            fn residual(&self, scheme: &#marker, h: T, known: &#state, x: &#p::SVector<T, #nl>, r: &mut #p::SVector<T, #nl>) {
+                #prologue
+                let x = &x.data.0[0];
+                #r_stmts
+                r.data.0[0] = [#(#r_only),*];
+            }
+
+            fn initial_guess(&self, scheme: &#marker, h: T, known: &#state, guess: #p::Guess) -> #p::SVector<T, #nl> {
+                #prologue
+                match guess {
+                    #p::Guess::Previous => {
+                        #g_stmts
+                        #guess
+                    }
+                    #p::Guess::Extrapolated => {
+                        #ge_stmts
+                        #guess_extrapolated
+                    }
+                }
+            }
+
+            fn accept(&self, scheme: &#marker, h: T, known: &#state, x: &#p::SVector<T, #nl>) -> #state {
+                #prologue
+                let x = &x.data.0[0];
+                #a_stmts
+                #p::GglState { t: known.t + h, q: #qa, v: #va, p: #pa, lambda: #la, gamma: #ga }
+            }
+        }
+
+        #step
+    })
+}
+
+/// `impl Step<T, Scheme>` for the model: the scheme's state and workspace types with
+/// the sizes filled in, its unknowns' layout, and `step` and `equations` delegating to
+/// the family's driver module (`families::ggl`, `families::prk`).
+pub(crate) fn step_impl(
+    model: &Model,
+    marker: &TokenStream,
+    layout: &[(String, usize)],
+    state: &TokenStream,
+    workspace: &TokenStream,
+    new_workspace: &TokenStream,
+    family: &TokenStream,
+) -> TokenStream {
+    let p = private();
+    let name = &model.name;
+    let layout = layout_tokens(layout);
+    quote! {
+        impl<T: #p::Real> #p::Step<T, #marker> for #name<T> {
+            type State = #state;
+            type Workspace<K: #p::Storage> = #workspace;
+            const UNKNOWNS: &'static [#p::Block] = &[#(#layout),*];
+
+            fn workspace<K: #p::Storage>(&self, scheme: &#marker) -> Self::Workspace<K> {
+                #new_workspace
+            }
+
+            #[inline]
+            fn step<K: #p::Storage>(
+                &self,
+                scheme: &#marker,
+                h: T,
+                state: &Self::State,
+                workspace: &mut Self::Workspace<K>,
+                options: &#p::StepOptions<T>,
+            ) -> ::core::result::Result<(Self::State, #p::StepReport<T>), #p::SolveError<T>> {
+                #family::step(self, scheme, h, state, workspace, options)
+            }
+
+            fn equations<K: #p::Storage>(
+                &self,
+                scheme: &#marker,
+                h: T,
+                state: &Self::State,
+                workspace: &mut Self::Workspace<K>,
+                x: &[T],
+                r: &mut [T],
+                jac: &mut [T],
+            ) -> ::core::result::Result<(), #p::WrongLength> {
+                #family::equations(self, scheme, h, state, workspace, x, r, jac)
+            }
+        }
+    }
+}
+
+/// `Block { name, offset, len }` for each named block, offsets accumulated.
+pub(crate) fn layout_tokens(blocks: &[(String, usize)]) -> Vec<TokenStream> {
+    let p = private();
+    let mut offset = 0;
+    blocks
+        .iter()
+        .map(|(name, len)| {
+            let (o, l) = (lit(offset), lit(*len));
+            offset += len;
+            quote!(#p::Block { name: #name, offset: #o, len: #l })
+        })
+        .collect()
+}
