@@ -1,14 +1,12 @@
 //! Emission of the point kernels (`PointKernels`: `D₁L`, `D₂L` and the second
-//! derivatives of `L` at one point) and of the `Step` impls of the families the runtime
-//! assembles from them. Their size depends on the model only, never on a stage count.
+//! derivatives of `L` at one point), from which the runtime assembles the stage
+//! families. Their size depends on the model only, never on a stage count.
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::scheme::step_impl;
 use super::{block, lit, private, svector};
 use crate::ir::Model;
 use crate::quantities::Quantities;
-use crate::schemes::SchemeKind;
 use crate::sym::Id;
 
 /// Statements writing the `rows × cols` matrix `entries[r][c]` into column storage
@@ -87,22 +85,4 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
             }
         }
     }
-}
-
-/// `impl Step<T, LobattoIIIAIIIB<S>>`: the sizes (`N = S·D` stage velocities) handed to
-/// the runtime's partitioned Runge–Kutta driver.
-pub fn prk_step(model: &Model, kind: SchemeKind, name: &syn::Ident, stages: usize) -> TokenStream {
-    let p = private();
-    let d = model.dim();
-    let (dl, sl, nl) = (lit(d), lit(stages), lit(stages * d));
-    let marker = quote!(#p::schemes::#name<#sl>);
-    step_impl(
-        model,
-        &marker,
-        &kind.unknowns(model),
-        &quote!(#p::PhaseState<T, #dl>),
-        &quote!(#p::families::prk::PrkWorkspace<T, #sl, #dl, #nl, K>),
-        &quote!(#p::families::prk::PrkWorkspace::lobatto()),
-        &quote!(#p::families::prk),
-    )
 }

@@ -1,10 +1,10 @@
 //! Per requested scheme: the symbolic family's `DiscreteSystem` and `Step` impls (with
-//! the budget on their size), the `Step` impl shared by every family, and the
-//! `DeclaredSchemes` visitor.
+//! the budget on their size), the assembled families' `Step` impls, the `Step` impl
+//! shared by every family, and the `DeclaredSchemes` visitor.
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{block, emit, kernels, lit, private, svector, var_expr};
+use super::{block, emit, lit, private, svector, var_expr};
 use crate::errors::Errors;
 use crate::ir::Model;
 use crate::quantities::Quantities;
@@ -30,7 +30,7 @@ pub fn impls(
                 }
             }
             (Family::Prk, None, Some(stages)) => {
-                out.extend(kernels::prk_step(model, kind, &marker, stages));
+                out.extend(prk_step(model, kind, &marker, stages));
             }
             (family, _, _) => unreachable!("catalogue: {kind:?} does not fit family {family:?}"),
         }
@@ -286,4 +286,22 @@ pub(crate) fn layout_tokens(blocks: &[(String, usize)]) -> Vec<TokenStream> {
             quote!(#p::Block { name: #name, offset: #o, len: #l })
         })
         .collect()
+}
+
+/// `impl Step<T, LobattoIIIAIIIB<S>>`: the sizes (`N = S·D` stage velocities) handed to
+/// the runtime's partitioned Runge–Kutta driver.
+pub fn prk_step(model: &Model, kind: SchemeKind, name: &syn::Ident, stages: usize) -> TokenStream {
+    let p = private();
+    let d = model.dim();
+    let (dl, sl, nl) = (lit(d), lit(stages), lit(stages * d));
+    let marker = quote!(#p::schemes::#name<#sl>);
+    step_impl(
+        model,
+        &marker,
+        &kind.unknowns(model),
+        &quote!(#p::PhaseState<T, #dl>),
+        &quote!(#p::families::prk::PrkWorkspace<T, #sl, #dl, #nl, K>),
+        &quote!(#p::families::prk::PrkWorkspace::lobatto()),
+        &quote!(#p::families::prk),
+    )
 }
