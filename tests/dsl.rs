@@ -81,6 +81,29 @@ fn em_conserves_energy_for_a_non_polynomial_potential() {
     );
 }
 
+livens::model! {
+    /// Signs of integer exponents: every `-` counts (`--2` is 2, `-(-(-1))` is −1).
+    pub struct Exponents {
+        coords { x: Scalar, y: Scalar }
+        kinetic = 0.5 * (x_dot.powi(2) + y_dot.powi(2));
+        potential = x.powi(--2) + y.powi(-(-(-1))) + x.powi(-2);
+    }
+}
+
+/// `x.powi(--2)` once compiled to x⁻² (the macro counted one sign, whatever their number).
+#[test]
+fn integer_exponents_count_every_sign() {
+    let model = Exponents::new();
+    let (x, y) = (1.7_f64, 0.6_f64);
+    let q = SVector::from([x, y]);
+    let expected = x * x + 1.0 / y + 1.0 / (x * x);
+    assert!(
+        (model.potential(&q) - expected).abs() < 1e-14,
+        "{} vs {expected}",
+        model.potential(&q)
+    );
+}
+
 #[test]
 fn vector_helpers_and_elementary_functions() {
     let model = Particle::new();

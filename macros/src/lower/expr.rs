@@ -126,11 +126,26 @@ impl Lowerer<'_> {
             .any(|&x| self.g.depends_on_any(x, |v| self.velocities.contains(&v)))
     }
 
+    /// A literal's value; one that overflows `f64` (`1e400`, a 400-digit integer) is an
+    /// error here, since no later fold could make it finite.
+    fn number(&mut self, x: f64, span: proc_macro2::Span) -> R<Val> {
+        if x.is_finite() {
+            Ok(Val::S(self.g.constant(x)))
+        } else {
+            // error: the number is too large for f64 …
+            err(
+                span,
+                "the number is too large for f64 (its magnitude exceeds 1.8e308); \
+                 rescale the model's units",
+            )
+        }
+    }
+
     pub fn lower(&mut self, e: &Expr, scope: Scope) -> R<Val> {
         match e {
             Expr::Lit(l) => match &l.lit {
-                Lit::Float(f) => Ok(Val::S(self.g.constant(f.base10_parse::<f64>()?))),
-                Lit::Int(i) => Ok(Val::S(self.g.constant(i.base10_parse::<f64>()?))),
+                Lit::Float(f) => self.number(f.base10_parse::<f64>()?, f.span()),
+                Lit::Int(i) => self.number(i.base10_parse::<f64>()?, i.span()),
                 other => err(
                     l.span(),
                     format!(
@@ -200,7 +215,8 @@ impl Lowerer<'_> {
             }
             Expr::Index(i) => {
                 let v = self.lower(&i.expr, scope)?;
-                let idx = int_literal(&i.index)?;
+                let idx = usize::try_from(int_literal(&i.index)?)
+                    .map_err(|_| syn::Error::new(i.index.span(), "an index cannot be negative"))?;
                 self.component(v, idx, i.index.span())
             }
             other => err(
@@ -335,10 +351,20 @@ impl Lowerer<'_> {
                 arity(2)?;
                 let x = scalar(&args[0])?;
                 let n = int_arg.map(int_literal).transpose()?.unwrap_or(0);
-                let n =
-                    i32::try_from(n).map_err(|_| syn::Error::new(span, "exponent too large"))?;
-                let neg = matches!(int_arg, Some(Expr::Unary(_)));
-                Ok(Val::S(self.g.powi(x, if neg { -n } else { n })))
+                let n = i32::try_from(n)
+                    .ok()
+                    .filter(|n| n.unsigned_abs() <= MAX_POWI)
+                    .ok_or_else(|| {
+                        // error: the exponent of `powi` must be in -1024..=1024 …
+                        syn::Error::new(
+                            int_arg.map_or(span, Spanned::span),
+                            format!(
+                                "the exponent of `powi` must be an integer in \
+                                 -{MAX_POWI}..={MAX_POWI}"
+                            ),
+                        )
+                    })?;
+                Ok(Val::S(self.g.powi(x, n)))
             }
             "dot" => {
                 arity(2)?;
@@ -423,12 +449,20 @@ pub fn cross(g: &mut Graph, a: &[Id], b: &[Id]) -> [Id; 3] {
     [c(1, 2), c(2, 0), c(0, 1)]
 }
 
-fn int_literal(e: &Expr) -> R<usize> {
+/// Largest `|n|` of `powi(n)` a model may write: enough for any physical law, and far
+/// from the overflow of the degree analysis and of differentiation.
+const MAX_POWI: u32 = 1024;
+
+/// An integer literal with its signs: every `-` flips it (`--2` is 2).
+fn int_literal(e: &Expr) -> R<i64> {
     match e {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Int(i), ..
-        }) => i.base10_parse(),
-        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => int_literal(&u.expr),
+        }) => i.base10_parse::<i64>(),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => int_literal(&u.expr)?
+            .checked_neg()
+            .ok_or_else(|| syn::Error::new(u.span(), "integer literal too large")),
+        Expr::Paren(p) => int_literal(&p.expr),
         other => err(other.span(), "expected an integer literal"),
     }
 }

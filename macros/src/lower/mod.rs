@@ -151,6 +151,20 @@ fn declare_coords(
     coords: Vec<CoordAst>,
 ) {
     for c in coords {
+        // `r#type` would derive `r#type_dot`, which is no identifier.
+        if c.name.to_string().starts_with("r#") {
+            errors.push(
+                c.name.span(),
+                format!(
+                    "a coordinate cannot have a raw name (`{}`): its velocity is named by \
+                     appending `_dot`; choose a plain name",
+                    c.name
+                ),
+            );
+            names.poison(c.name.to_string());
+            names.poison(format!("{}_dot", c.name));
+            continue;
+        }
         let dot_name = Ident::new(&format!("{}_dot", c.name), c.name.span());
         let kind = match c.kind.to_string().as_str() {
             "Scalar" => CoordKind::Scalar,
@@ -414,6 +428,12 @@ fn schemes(errors: &mut Errors, schemes: &[SchemeAst]) -> Vec<SchemeRequest> {
             },
         };
         match SchemeKind::from_name(&s.name.to_string(), stages) {
+            Ok(kind) if out.iter().any(|r: &SchemeRequest| r.kind == kind) => {
+                errors.push(
+                    s.name.span(),
+                    format!("scheme `{}` is listed twice", s.name),
+                );
+            }
             Ok(kind) => out.push(SchemeRequest {
                 kind,
                 span: s.name.span(),

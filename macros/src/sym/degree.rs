@@ -6,7 +6,8 @@ impl Graph {
     /// Total polynomial degree of `e` in the variables selected by `in_vars`, treating
     /// every other variable as a constant coefficient; `None` if `e` is not a polynomial
     /// in them (a division by, or a transcendental function of, something that depends
-    /// on them). Conservative: cancellations the simplifier missed count.
+    /// on them) or its degree overflows `u32`. Conservative: cancellations the
+    /// simplifier missed count.
     pub fn degree(&self, e: Id, in_vars: &dyn Fn(VarId) -> bool) -> Option<u32> {
         let mut memo: Vec<Option<Option<u32>>> = vec![None; e.index() + 1];
         self.degree_rec(e, in_vars, &mut memo)
@@ -29,7 +30,7 @@ impl Graph {
                 Node::Const(_) => Some(0),
                 Node::Var(_) => Some(1),
                 Node::Add(a, b) => deg(a).zip(deg(b)).map(|(x, y)| x.max(y)),
-                Node::Mul(a, b) => deg(a).zip(deg(b)).map(|(x, y)| x + y),
+                Node::Mul(a, b) => deg(a).zip(deg(b)).and_then(|(x, y)| x.checked_add(y)),
                 Node::Neg(a) => deg(a),
                 // b depends on the variables (else the early return above would not
                 // apply to b alone, but a might): only a constant denominator keeps a
@@ -39,7 +40,7 @@ impl Graph {
                     _ => None,
                 },
                 Node::Powi(a, n) => match (deg(a), u32::try_from(n)) {
-                    (Some(x), Ok(n)) => Some(x * n),
+                    (Some(x), Ok(n)) => x.checked_mul(n),
                     _ => None,
                 },
                 Node::Func(..) => None,

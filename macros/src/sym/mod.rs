@@ -75,6 +75,9 @@ impl Func {
     }
 }
 
+/// Largest exponent a folded power `(x^m)^n` may get (the DSL's own are at most 1024).
+pub const MAX_EXPONENT: u32 = 1 << 20;
+
 /// One node of the DAG. Subtraction is `Add(a, Neg(b))`; the emitter prints it as `a - b`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Node {
@@ -385,6 +388,7 @@ impl Graph {
         self.intern(Node::Div(a, b))
     }
 
+    /// `a^n`; `|n|` at most [`MAX_EXPONENT`] plus the number of differentiations.
     pub fn powi(&mut self, a: Id, n: i32) -> Id {
         match n {
             0 => return self.one(),
@@ -396,8 +400,13 @@ impl Graph {
                 return id;
             }
         }
+        // (x^m)^n = x^(mn), while the exponent stays small enough that differentiating
+        // it (n − 1) and the degree analysis (degree · n) cannot overflow.
         if let Node::Powi(x, m) = self.node(a) {
-            if let Some(k) = m.checked_mul(n) {
+            if let Some(k) = m
+                .checked_mul(n)
+                .filter(|k| k.unsigned_abs() <= MAX_EXPONENT)
+            {
                 return self.powi(x, k);
             }
         }
