@@ -126,6 +126,31 @@ impl Lowerer<'_> {
             .any(|&x| self.g.depends_on_any(x, |v| self.velocities.contains(&v)))
     }
 
+    /// `val`, unless one of its entries is an operation on constants that did not fold
+    /// to a finite number (`1e300 * 1e300`, `sqrt(-1.0)`, `ln(0.0)`): generated code
+    /// would compute an infinity or a NaN there at every call.
+    fn finite(&self, val: Val, span: proc_macro2::Span) -> R<Val> {
+        let ids = match &val {
+            Val::S(x) => std::slice::from_ref(x),
+            Val::V(xs) | Val::M(_, _, xs) => xs.as_slice(),
+        };
+        let unfolded = |&id: &Id| {
+            let node = self.g.node(id);
+            let mut children = node.children().peekable();
+            children.peek().is_some() && children.all(|c| self.g.as_const(c).is_some())
+        };
+        if ids.iter().any(unfolded) {
+            // error: this expression of constants is not a finite number …
+            return err(
+                span,
+                "this expression of constants is not a finite number (it overflows f64, \
+                 or is undefined: a square root or logarithm of a negative number, ln(0), \
+                 a negative power of 0)",
+            );
+        }
+        Ok(val)
+    }
+
     /// A literal's value; one that overflows `f64` (`1e400`, a 400-digit integer) is an
     /// error here, since no later fold could make it finite.
     fn number(&mut self, x: f64, span: proc_macro2::Span) -> R<Val> {
@@ -170,7 +195,14 @@ impl Lowerer<'_> {
             Expr::Binary(b) => {
                 let l = self.lower(&b.left, scope)?;
                 let r = self.lower(&b.right, scope)?;
-                self.binary(&b.op, l, r)
+                if matches!(b.op, BinOp::Div(_)) && matches!(r, Val::S(d) if self.g.is_zero(d)) {
+                    return err(
+                        b.right.span(),
+                        "division by zero: the denominator is 0 (after simplification)",
+                    );
+                }
+                let val = self.binary(&b.op, l, r)?;
+                self.finite(val, b.span())
             }
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else {
@@ -185,7 +217,8 @@ impl Lowerer<'_> {
                     .map(|a| self.lower(a, scope))
                     .collect::<R<Vec<_>>>()?;
                 let int_arg = c.args.iter().nth(1);
-                self.call(f, args, int_arg, c.span())
+                let val = self.call(f, args, int_arg, c.span())?;
+                self.finite(val, c.span())
             }
             Expr::MethodCall(m) => {
                 let mut args = vec![self.lower(&m.receiver, scope)?];
@@ -193,7 +226,8 @@ impl Lowerer<'_> {
                     args.push(self.lower(a, scope)?);
                 }
                 let int_arg = m.args.first();
-                self.call(&m.method, args, int_arg, m.span())
+                let val = self.call(&m.method, args, int_arg, m.span())?;
+                self.finite(val, m.span())
             }
             Expr::Field(f) => {
                 let v = self.lower(&f.base, scope)?;
@@ -277,6 +311,11 @@ impl Lowerer<'_> {
             BinOp::Sub(_) => self.zip(l, r, span, "subtract", |g, a, b| g.sub(a, b)),
             BinOp::Mul(_) => self.mul(l, r, span),
             BinOp::Div(_) => match r {
+                // Also 0 / 0, which the simplifier would otherwise fold to 0.
+                Val::S(d) if self.g.is_zero(d) => err(
+                    span,
+                    "division by zero: the denominator is 0 (after simplification)",
+                ),
                 Val::S(d) => Ok(self.map(l, |g, x| g.div(x, d))),
                 r => err(span, format!("cannot divide by {}", r.shape())),
             },

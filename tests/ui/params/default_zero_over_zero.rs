@@ -1,0 +1,12 @@
+// 0/0 was folded to 0 by the simplifier, while 1/0 was refused.
+livens::model! {
+    pub struct Pendulum {
+        params { m = 0.0 / 0.0, g = 9.81 }
+        coords { r: Vec3 }
+        kinetic = 0.5 * m * dot(r_dot, r_dot);
+        potential = m * g * r.z;
+        schemes { GglEm }
+    }
+}
+
+fn main() {}
