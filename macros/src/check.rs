@@ -15,6 +15,7 @@ pub fn check(
     schemes: &[SchemeRequest],
 ) -> syn::Result<()> {
     let mut errors = Errors::default();
+    degenerate_constraints(model, &mut errors);
     quadratic_invariants(model, &mut errors);
     constant_mass_matrix(model, quantities, schemes, &mut errors);
     quadratic_constraints(model, schemes, &mut errors);
@@ -43,6 +44,59 @@ fn unconstrained_only(model: &Model, schemes: &[SchemeRequest], errors: &mut Err
                 req.kind.name(),
             ),
         );
+    }
+}
+
+/// Constraints that constrain nothing, or one thing twice, make `G M⁻¹ Gᵀ` singular: the
+/// step's Newton matrix then fails at run time with advice about the step size. Refuse
+/// them here, where the user can see which one: identically zero, independent of the
+/// coordinates, the same as (or the negative of) an earlier one, or more scalar
+/// constraints than coordinates.
+fn degenerate_constraints(model: &mut Model, errors: &mut Errors) {
+    let d = model.dim();
+    let mut seen: Vec<(crate::sym::Id, String)> = Vec::new();
+    // `a` repeats `b` if the simplifier cancels `a − b` or `a + b` to zero.
+    let repeats = |g: &mut crate::sym::Graph, a, b| {
+        let (diff, sum) = (g.sub(a, b), g.add(a, b));
+        g.is_zero(diff) || g.is_zero(sum)
+    };
+    for (k, c) in model.constraints.iter().enumerate() {
+        if model.graph.is_zero(c.expr) {
+            errors.push(
+                c.span,
+                format!("constraint `{}` is identically zero; remove it", c.name),
+            );
+        } else if !model.graph.depends_on_any(c.expr, |v| model.is_q(v)) {
+            errors.push(
+                c.span,
+                format!(
+                    "constraint `{}` does not depend on the coordinates, so it cannot hold \
+                     (or holds trivially); a holonomic constraint is a function of the positions",
+                    c.name
+                ),
+            );
+        } else if let Some((_, first)) = seen
+            .iter()
+            .find(|(e, _)| repeats(&mut model.graph, c.expr, *e))
+        {
+            errors.push(
+                c.span,
+                format!(
+                    "constraint `{}` repeats `{first}`; remove one of them",
+                    c.name
+                ),
+            );
+        } else if k == d {
+            errors.push(
+                c.span,
+                format!(
+                    "{} scalar constraints on {d} coordinates: at most {d} can be independent; \
+                     remove the redundant ones",
+                    model.constraints.len()
+                ),
+            );
+        }
+        seen.push((c.expr, c.name.clone()));
     }
 }
 
