@@ -296,7 +296,18 @@ fn lower_lets(lw: &mut Lowerer, errors: &mut Errors, lets: &[(Ident, Expr)]) {
 
 /// A scalar-valued expression, or `None` after reporting why not.
 fn scalar(lw: &mut Lowerer, errors: &mut Errors, e: &Expr, what: &str) -> Option<Id> {
-    match lw.lower(e, Scope::Any) {
+    scalar_in(lw, errors, e, what, Scope::Any)
+}
+
+/// [`scalar`] in a scope that restricts what `e` may mention.
+fn scalar_in(
+    lw: &mut Lowerer,
+    errors: &mut Errors,
+    e: &Expr,
+    what: &str,
+    scope: Scope,
+) -> Option<Id> {
+    match lw.lower(e, scope) {
         Ok(Val::S(x)) => Some(x),
         Ok(other) => {
             errors.add(syn::Error::new_spanned(
@@ -330,8 +341,14 @@ fn lagrangian(
         }
         (None, Some((_, t)), v) => {
             let t = scalar(lw, errors, t, "the kinetic energy");
+            // A velocity in the potential would silently change the mass matrix.
+            let positions = Scope::Positions {
+                what: "the potential energy",
+                rule: "a potential depends on the positions only; write velocity terms in \
+                       `kinetic`, or declare the whole `lagrangian`",
+            };
             let v = match v {
-                Some((_, v)) => scalar(lw, errors, v, "the potential energy"),
+                Some((_, v)) => scalar_in(lw, errors, v, "the potential energy", positions),
                 None => Some(lw.g.zero()),
             };
             t.zip(v).map(|(t, v)| lw.g.sub(t, v))

@@ -1,0 +1,12 @@
+// A velocity in the potential once silently changed the mass matrix.
+livens::model! {
+    pub struct Pendulum {
+        params { m = 1.0, g = 9.81 }
+        coords { r: Vec3 }
+        kinetic = 0.5 * m * dot(r_dot, r_dot);
+        potential = m * g * r.z + 0.1 * dot(r_dot, r_dot);
+        schemes { GglEm }
+    }
+}
+
+fn main() {}
