@@ -42,6 +42,29 @@ impl Template {
         Template::new(model, setup, residual.concat(), guess, next)
     }
 
+    /// The template of a scheme whose unknowns are `x = (q¹, p¹, and two multiplier
+    /// blocks)` (EM, RATTLE): Newton starts from the known `(q, p, λ, γ)`, the new state
+    /// is the solution with `v = v¹` (`M⁻¹ p¹`, computed by the template).
+    pub fn momentum_form(
+        model: &mut Model,
+        setup: &Setup,
+        residual: &[Vec<Id>],
+        v1: Vec<Id>,
+    ) -> Self {
+        let (known, x) = (&setup.k, &setup.x);
+        let guess = [&known.q, &known.p, &known.lambda, &known.gamma]
+            .map(|b| b.clone())
+            .concat();
+        let next = NextState {
+            q: x[0].clone(),
+            v: v1,
+            p: x[1].clone(),
+            lambda: x[2].clone(),
+            gamma: x[3].clone(),
+        };
+        Template::new(model, setup, residual.concat(), guess, next)
+    }
+
     /// A template from its residual, simple guess and next state; the blocks and
     /// unknowns are the setup's, the extrapolated guess is derived.
     pub fn new(

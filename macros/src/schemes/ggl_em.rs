@@ -16,7 +16,7 @@
 //! the branch for `|Δq|² < 1e-12` (spec 000 §2.6 warns that this formula does not
 //! conserve momentum maps; invariant-based gradients come with issue #3).
 use super::algebra::Algebra;
-use super::common::{hessian_contraction, Inputs, NextState, Setup, Template};
+use super::common::{hessian_contraction, Inputs, Setup, Template};
 use super::discrete_gradient::discrete_gradient_v;
 use crate::ir::Model;
 
@@ -24,7 +24,7 @@ use crate::ir::Model;
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
-    let (residual, next) = {
+    let (residual, v1) = {
         let a = Algebra::new(model);
         let (q0, p0) = (a.vector(&k.q), a.vector(&k.p));
         let (q1, p1) = (a.vector(&x[0]), a.vector(&x[1]));
@@ -53,16 +53,7 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         let v1 = &minv * &p1;
         let r4 = &a.matrix_at(&qs.jac, &q1) * &v1;
 
-        let residual = [r1.ids, r2.ids, r3.ids, r4.ids].concat();
-        let next = NextState {
-            q: q1.ids,
-            v: v1.ids,
-            p: p1.ids,
-            lambda: lambda.ids,
-            gamma: gamma.ids,
-        };
-        (residual, next)
+        ([r1.ids, r2.ids, r3.ids, r4.ids], v1.ids)
     };
-    let guess = [k.q.clone(), k.p.clone(), k.lambda.clone(), k.gamma.clone()].concat();
-    Template::new(model, &setup, residual, guess, next)
+    Template::momentum_form(model, &setup, &residual, v1)
 }

@@ -24,14 +24,14 @@
 //! and `λ¹` (the velocity-level one) as `gamma`, `v = M⁻¹ p¹`. Without constraints this
 //! is the Störmer–Verlet method.
 use super::algebra::Algebra;
-use super::common::{Inputs, NextState, Setup, Template};
+use super::common::{Inputs, Setup, Template};
 use crate::ir::Model;
 
 /// The step equations.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
-    let (residual, next) = {
+    let (residual, v1) = {
         let a = Algebra::new(model);
         let (q0, p0) = (a.vector(&k.q), a.vector(&k.p));
         let (q1, p1) = (a.vector(&x[0]), a.vector(&x[1]));
@@ -52,16 +52,7 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         let v1 = &minv * &p1;
         let r_tangent = &g1 * &v1;
 
-        let residual = [r_q.ids, r_p.ids, r_g.ids, r_tangent.ids].concat();
-        let next = NextState {
-            q: q1.ids,
-            v: v1.ids,
-            p: p1.ids,
-            lambda: lambda0.ids,
-            gamma: lambda1.ids,
-        };
-        (residual, next)
+        ([r_q.ids, r_p.ids, r_g.ids, r_tangent.ids], v1.ids)
     };
-    let guess = [k.q.clone(), k.p.clone(), k.lambda.clone(), k.gamma.clone()].concat();
-    Template::new(model, &setup, residual, guess, next)
+    Template::momentum_form(model, &setup, &residual, v1)
 }
