@@ -6,6 +6,7 @@
 //!     pub struct Name {
 //!         params { /// docs
 //!                  m = 1.0, l = 1.0 }           // runtime parameters with defaults
+//!         requires { m > 0.0, l > 0.0 }         // conditions the parameters must meet
 //!         coords { r: Vec3, theta: Scalar }     // velocities are r_dot, theta_dot
 //!         invariants { pi: expr, ... }          // quadratic invariants the potential may
 //!                                               // use (EM's discrete gradient is built on them)
@@ -30,6 +31,7 @@ use syn::{braced, Attribute, Expr, Ident, Token, Visibility};
 
 mod kw {
     syn::custom_keyword!(params);
+    syn::custom_keyword!(requires);
     syn::custom_keyword!(coords);
     syn::custom_keyword!(kinetic);
     syn::custom_keyword!(potential);
@@ -42,11 +44,12 @@ mod kw {
 
 /// The words that open a block, for error messages.
 const BLOCKS: &str =
-    "`params`, `coords`, `let`, `invariants`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `momentum` or `schemes`";
+    "`params`, `requires`, `coords`, `let`, `invariants`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `momentum` or `schemes`";
 
 /// The same words, to suggest one for a typo.
-const BLOCK_WORDS: [&str; 10] = [
+const BLOCK_WORDS: [&str; 11] = [
     "params",
+    "requires",
     "coords",
     "let",
     "invariants",
@@ -98,6 +101,8 @@ pub struct ModelAst {
     pub vis: Visibility,
     pub name: Ident,
     pub params: Vec<ParamAst>,
+    /// Conditions on the parameters (`m > 0.0`), checked at run time.
+    pub requires: Vec<Expr>,
     pub coords: Vec<CoordAst>,
     pub lets: Vec<(Ident, Expr)>,
     pub kinetic: Option<(Span, Expr)>,
@@ -246,6 +251,7 @@ impl Parse for ModelAst {
             vis,
             name,
             params: Vec::new(),
+            requires: Vec::new(),
             coords: Vec::new(),
             lets: Vec::new(),
             kinetic: None,
@@ -259,6 +265,7 @@ impl Parse for ModelAst {
         let (mut params, mut coords, mut holo, mut mom, mut schemes) =
             (None, None, None, None, None);
         let mut invariants = None;
+        let mut requires = None;
         while !body.is_empty() {
             let la = body.lookahead1();
             if la.peek(kw::params) {
@@ -268,6 +275,10 @@ impl Parse for ModelAst {
                     .map(|p| p.0)
                     .collect();
                 set_once(&mut params, v, k.span, "params")?;
+            } else if la.peek(kw::requires) {
+                let k = body.parse::<kw::requires>()?;
+                let v = braced_list::<Expr>(&body)?;
+                set_once(&mut requires, v, k.span, "requires")?;
             } else if la.peek(kw::coords) {
                 let k = body.parse::<kw::coords>()?;
                 let v = braced_list::<Coord>(&body)?
@@ -354,6 +365,7 @@ impl Parse for ModelAst {
             }
         }
         m.params = params.unwrap_or_default();
+        m.requires = requires.unwrap_or_default();
         m.coords = coords.unwrap_or_default();
         m.holonomic = holo.unwrap_or_default();
         m.momentum = mom.unwrap_or_default();

@@ -34,6 +34,34 @@ pub struct Param {
     pub default: f64,
 }
 
+/// A condition on the parameters from the `requires` block: `lhs op rhs`.
+pub struct Requirement {
+    /// The condition as written, for messages at run time (`m > 0.0`).
+    pub text: String,
+    pub lhs: Id,
+    pub op: Comparison,
+    pub rhs: Id,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Comparison {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Comparison {
+    pub fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            Comparison::Lt => a < b,
+            Comparison::Le => a <= b,
+            Comparison::Gt => a > b,
+            Comparison::Ge => a >= b,
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum CoordKind {
     Scalar,
@@ -90,6 +118,7 @@ pub struct Model {
     pub vis: Visibility,
     pub name: Ident,
     pub params: Vec<Param>,
+    pub requirements: Vec<Requirement>,
     pub coords: Vec<Coord>,
     /// Scalar coordinate, velocity and momentum variables, in `q` order.
     pub q: Vec<VarId>,
@@ -117,6 +146,7 @@ impl Model {
             vis,
             name,
             params: Vec::new(),
+            requirements: Vec::new(),
             coords: Vec::new(),
             q: Vec::new(),
             v: Vec::new(),

@@ -24,6 +24,11 @@ model! {
             /// Rod lengths (m).
             l12 = 1.0, l34 = 1.0,
         }
+        requires {
+            m1 > 0.0, m2 > 0.0, m3 > 0.0, m4 > 0.0,
+            k13 >= 0.0, k24 >= 0.0,
+            l13 > 0.0, l24 > 0.0, l12 > 0.0, l34 > 0.0,
+        }
         coords { q1: Vec3, q2: Vec3, q3: Vec3, q4: Vec3 }
         invariants { pi1: norm_squared(q3 - q1), pi2: norm_squared(q4 - q2) }
         kinetic = 0.5 * (m1 * dot(q1_dot, q1_dot) + m2 * dot(q2_dot, q2_dot)

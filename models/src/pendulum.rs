@@ -17,6 +17,7 @@ model! {
             /// Gravitational acceleration (m/s²).
             g = 9.81,
         }
+        requires { m > 0.0, l > 0.0 }
         coords { q: Vec3 }
         kinetic = 0.5 * m * dot(q_dot, q_dot);
         potential = m * g * q.z;

@@ -24,6 +24,9 @@ model! {
             /// Gravitational acceleration (m/s²).
             g = 9.81,
         }
+        // The director inertias j1, j2, j3 below are positive exactly when the principal
+        // moments satisfy the triangle inequalities.
+        requires { m > 0.0, l > 0.0, i1 < i2 + i3, i2 < i3 + i1, i3 < i1 + i2 }
         coords { phi: Vec3, d1: Vec3, d2: Vec3, d3: Vec3 }
         let j1 = 0.5 * (i2 + i3 - i1);
         let j2 = 0.5 * (i3 + i1 - i2);

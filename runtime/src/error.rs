@@ -8,6 +8,8 @@
 //! `Display` never does.
 use core::fmt;
 
+use crate::model::ParameterError;
+
 /// Why a step's nonlinear solve (or a linear solve) failed.
 ///
 /// Iteration numbers count from 1: `iteration: 1` is the first Newton iteration.
@@ -48,6 +50,35 @@ pub enum SolveError<T> {
         /// Iteration in which the non-finite value appeared.
         iteration: u32,
     },
+    /// Newton's residual stopped decreasing at a level above the tolerance but within
+    /// reach of the scalar type's round-off: the tolerance is too tight for the scalar
+    /// (typically `f32` with a tolerance meant for `f64`), not the step too large.
+    ToleranceUnreachable {
+        /// The tolerance asked for.
+        tolerance: T,
+        /// `max|R|` where the iteration stalled.
+        residual: T,
+    },
+    /// The step size is zero, NaN or infinite (checked before any work).
+    InvalidStepSize {
+        /// The step size given.
+        h: T,
+    },
+    /// A field of the state to step from is NaN or infinite (checked before any work).
+    NonFiniteState {
+        /// The field: `t`, `q`, `p`, `v` or a multiplier block's name.
+        field: &'static str,
+    },
+    /// The model's parameters are refused by
+    /// [`Model::check_parameters`](crate::Model::check_parameters) (checked before any
+    /// work).
+    Parameter(ParameterError<T>),
+    /// The Newton options cannot work: a tolerance that is not a positive finite
+    /// number, a budget of zero iterations, or a divergence factor not above one.
+    InvalidOptions {
+        /// Which option, and what it must be.
+        reason: &'static str,
+    },
 }
 
 impl<T: fmt::Debug> fmt::Display for SolveError<T> {
@@ -84,6 +115,26 @@ impl<T: fmt::Debug> fmt::Display for SolveError<T> {
                 "non-finite residual or update in Newton iteration {iteration}; the step \
                  diverged, try a smaller step size"
             ),
+            Self::ToleranceUnreachable {
+                tolerance,
+                residual,
+            } => write!(
+                f,
+                "Newton's residual stalled at {residual:?}, above the tolerance {tolerance:?}, \
+                 at the round-off level of the scalar type; loosen the tolerance (the \
+                 default follows the scalar's precision) or use a wider scalar type"
+            ),
+            Self::InvalidStepSize { h } => write!(
+                f,
+                "the step size is {h:?}; it must be a finite number other than zero"
+            ),
+            Self::NonFiniteState { field } => write!(
+                f,
+                "the state's `{field}` is NaN or infinite; start from a finite state \
+                 (GglState::consistent checks one)"
+            ),
+            Self::Parameter(e) => write!(f, "{e}"),
+            Self::InvalidOptions { reason } => write!(f, "invalid Newton options: {reason}"),
         }
     }
 }
@@ -113,6 +164,25 @@ pub enum InitError<T> {
     /// `G M⁻¹ Gᵀ` is singular at the initial position: the constraints are redundant
     /// there (rank-deficient `G`), or the mass matrix is singular.
     SingularConstraints,
+    /// An entry of the initial `q` or `v` is NaN or infinite.
+    NonFiniteInput {
+        /// `q` or `v`.
+        field: &'static str,
+    },
+    /// The tolerance is not a non-negative finite number.
+    InvalidTolerance {
+        /// The tolerance given.
+        tolerance: T,
+    },
+    /// The model's parameters are refused by
+    /// [`Model::check_parameters`](crate::Model::check_parameters).
+    Parameter(ParameterError<T>),
+    /// A field computed from finite data came out NaN or infinite: `p`, `λ` or the
+    /// energy overflowed (velocities of 1e200), or the model is undefined at `q`.
+    NonFiniteResult {
+        /// `p`, `lambda`, `v` or `energy`.
+        field: &'static str,
+    },
 }
 
 impl<T: fmt::Debug> fmt::Display for InitError<T> {
@@ -135,6 +205,21 @@ impl<T: fmt::Debug> fmt::Display for InitError<T> {
             Self::SingularConstraints => f.write_str(
                 "G M⁻¹ Gᵀ is singular at the initial position: redundant constraints \
                  or a singular mass matrix",
+            ),
+            Self::NonFiniteInput { field } => write!(
+                f,
+                "the initial `{field}` has a NaN or infinite entry; give finite initial data"
+            ),
+            Self::InvalidTolerance { tolerance } => write!(
+                f,
+                "the consistency tolerance is {tolerance:?}; it must be a finite number ≥ 0"
+            ),
+            Self::Parameter(e) => write!(f, "{e}"),
+            Self::NonFiniteResult { field } => write!(
+                f,
+                "the consistent initial `{field}` is NaN or infinite although q and v are \
+                 finite: the initial data are too large for the scalar type, or the model \
+                 is undefined at q"
             ),
         }
     }

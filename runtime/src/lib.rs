@@ -42,7 +42,7 @@ pub use error::{InitError, SolveError};
 pub use families::ggl::DiscreteSystem;
 pub use integrator::Integrator;
 pub use kernels::PointKernels;
-pub use model::{Model, MomentumMaps, Parameters, Real, UnknownParameter};
+pub use model::{Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter};
 pub use schemes::info::{Orders, SchemeInfo};
 pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
 pub use state::{Consistency, FromNode, GglState, NodeValues, PhaseState};
@@ -57,10 +57,13 @@ pub mod __private {
     pub use crate::declared::{DeclaredSchemes, SchemeVisitor};
     pub use crate::families;
     pub use crate::kernels::PointKernels;
-    pub use crate::model::{Model, MomentumMaps, Parameters, Real, UnknownParameter};
+    pub use crate::model::{
+        Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter,
+    };
     pub use crate::schemes;
     pub use crate::solve::{StepReport, Storage, Workspace};
     pub use crate::state::{GglState, PhaseState};
+    pub use crate::step::check_step;
     pub use crate::step::{Block, Guess, Step, StepOptions, WrongLength};
     pub use crate::SolveError;
     pub use nalgebra::{SMatrix, SVector};

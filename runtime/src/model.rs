@@ -38,7 +38,54 @@ pub trait Model<T: Real, const D: usize, const M: usize> {
     /// Curvature term of the hidden acceleration constraint, `c_k = vᵀ H_k(q) v` with
     /// `H_k = ∂²g_k/∂q²`: `d²g/dt² = G q̈ + c`.
     fn constraint_curvature(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, M>;
+
+    /// Whether the runtime parameters describe a model the equations mean something for:
+    /// every parameter finite, and every condition of the model's `requires` block
+    /// (`m > 0.0`, `J1 <= J2 + J3`) true. `model!` generates it; the step and
+    /// [`GglState::consistent`](crate::GglState::consistent) call it first, so a NaN or
+    /// negative mass is reported as such rather than as a failed Newton solve. The
+    /// default (for hand-written models) accepts everything.
+    fn check_parameters(&self) -> Result<(), ParameterError<T>> {
+        Ok(())
+    }
 }
+
+/// Runtime parameters a model refuses (see [`Model::check_parameters`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParameterError<T> {
+    /// A parameter is NaN or infinite.
+    NotFinite {
+        /// The parameter's name.
+        name: &'static str,
+        /// Its value.
+        value: T,
+    },
+    /// A condition of the model's `requires` block is false (or NaN).
+    Violated {
+        /// The condition as declared, e.g. `m > 0.0`.
+        requirement: &'static str,
+    },
+}
+
+impl<T: core::fmt::Debug> core::fmt::Display for ParameterError<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NotFinite { name, value } => {
+                write!(
+                    f,
+                    "parameter `{name}` is {value:?}; parameters must be finite"
+                )
+            }
+            Self::Violated { requirement } => write!(
+                f,
+                "the parameters violate the model's requirement `{requirement}`"
+            ),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl<T: core::fmt::Debug> std::error::Error for ParameterError<T> {}
 
 /// Momentum maps `J_ξ(q, p) = p · ξ_Q(q)` of the symmetries the model declares.
 pub trait MomentumMaps<T: Real, const D: usize, const K: usize> {

@@ -3,8 +3,9 @@
 use core::fmt::Debug;
 
 use crate::error::SolveError;
-use crate::model::Real;
+use crate::model::{ParameterError, Real};
 use crate::solve::{NewtonOptions, StepReport, Storage};
+use crate::state::NodeValues;
 
 /// Newton's starting point for the unknowns of a step (spec 000 §3, Table 2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -102,6 +103,32 @@ pub trait Step<T: Real, S>: Sized {
         r: &mut [T],
         jac: &mut [T],
     ) -> Result<(), WrongLength>;
+}
+
+/// The front door of every step, called by the generated [`Step::step`] before any
+/// work: the model's parameters (`parameters`, from
+/// [`Model::check_parameters`](crate::Model::check_parameters)), the step size, the
+/// state and the Newton options must all make sense, or the step fails with the
+/// reason, leaving the state as it was. Without it a NaN `t` went through a
+/// "successful" step, and `h = 0` failed as a singular Jacobian with advice to reduce
+/// the step. The cost is a few comparisons per value, small next to one Newton
+/// iteration.
+pub fn check_step<T: Real, const D: usize>(
+    parameters: Result<(), ParameterError<T>>,
+    h: T,
+    state: &impl NodeValues<T, D>,
+    options: &NewtonOptions<T>,
+) -> Result<(), SolveError<T>> {
+    parameters.map_err(SolveError::Parameter)?;
+    if !h.is_finite() || h == T::zero() {
+        return Err(SolveError::InvalidStepSize { h });
+    }
+    if let Some(field) = state.non_finite_field() {
+        return Err(SolveError::NonFiniteState { field });
+    }
+    options
+        .validate()
+        .map_err(|reason| SolveError::InvalidOptions { reason })
 }
 
 /// Slices of the wrong length given to [`Step::equations`].

@@ -115,6 +115,18 @@ impl Failure {
             SolveError::SingularMatrix { column } => {
                 format!("singular matrix (column {column}), residual unavailable")
             }
+            // Refused before any work, or a tolerance the scalar cannot reach: a smaller
+            // step would not help, so the runtime's own advice stands.
+            other => {
+                return format!(
+                    "step {} of {model} with {} from t = {} failed: {other}; the CSV up to t = {} is in {}",
+                    self.step,
+                    scheme.label,
+                    fmt_time(self.t),
+                    fmt_time(self.t),
+                    csv.display()
+                )
+            }
         };
         format!(
             "Newton failed for {model} with {} in step {} from t = {} to t = {}: {how}; \

@@ -5,7 +5,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::{block, lit, private, smatrix_body, svector};
-use crate::ir::{Model, Symmetry};
+use crate::ir::{Comparison, Model, Symmetry};
 use crate::lower::cross;
 use crate::quantities::Quantities;
 use crate::sym::{Id, VarId};
@@ -149,6 +149,7 @@ pub fn items(model: &mut Model, quantities: &Quantities) -> TokenStream {
     let g_body = vector_fn(model, g);
     let jac_body = smatrix_body(model, m, d, &jac.concat());
     let curvature_body = vector_fn(model, &curvature);
+    let check_parameters = check_parameters(model);
     let coord_names = &model.coord_names;
     let constraint_names: Vec<&String> = model.constraints.iter().map(|c| &c.name).collect();
     let name_str = name.to_string();
@@ -205,6 +206,7 @@ pub fn items(model: &mut Model, quantities: &Quantities) -> TokenStream {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #curvature_body
             }
+            #check_parameters
         }
 
         #[allow(unused_variables, clippy::all)]
@@ -239,6 +241,45 @@ pub fn items(model: &mut Model, quantities: &Quantities) -> TokenStream {
     });
 
     out
+}
+
+/// `Model::check_parameters`: every parameter finite, then every `requires`
+/// condition, written so that NaN fails it.
+fn check_parameters(model: &Model) -> TokenStream {
+    let p = private();
+    let finite = model.params.iter().map(|prm| {
+        let (n, s) = (&prm.name, prm.name.to_string());
+        quote! {
+            if !self.#n.is_finite() {
+                return ::core::result::Result::Err(#p::ParameterError::NotFinite { name: #s, value: self.#n });
+            }
+        }
+    });
+    let conditions = model.requirements.iter().map(|r| {
+        let (stmts, values) = block(model, &[r.lhs, r.rhs]);
+        let (a, b, text) = (&values[0], &values[1], &r.text);
+        let holds = match r.op {
+            Comparison::Lt => quote!(#a < #b),
+            Comparison::Le => quote!(#a <= #b),
+            Comparison::Gt => quote!(#a > #b),
+            Comparison::Ge => quote!(#a >= #b),
+        };
+        quote! {
+            {
+                #stmts
+                if !(#holds) {
+                    return ::core::result::Result::Err(#p::ParameterError::Violated { requirement: #text });
+                }
+            }
+        }
+    });
+    quote! {
+        fn check_parameters(&self) -> ::core::result::Result<(), #p::ParameterError<T>> {
+            #(#finite)*
+            #(#conditions)*
+            ::core::result::Result::Ok(())
+        }
+    }
 }
 
 fn var_node(model: &mut Model, v: VarId) -> Id {

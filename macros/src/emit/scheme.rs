@@ -236,6 +236,7 @@ pub(crate) fn step_impl(
     let p = private();
     let name = &model.name;
     let layout = layout_tokens(layout);
+    let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
     quote! {
         impl<T: #p::Real> #p::Step<T, #marker> for #name<T> {
             type State = #state;
@@ -255,6 +256,8 @@ pub(crate) fn step_impl(
                 workspace: &mut Self::Workspace<K>,
                 options: &#p::StepOptions<T>,
             ) -> ::core::result::Result<(Self::State, #p::StepReport<T>), #p::SolveError<T>> {
+                let parameters = <Self as #p::Model<T, #dl, #ml>>::check_parameters(self);
+                #p::check_step(parameters, h, state, &options.newton)?;
                 #family::step(self, scheme, h, state, workspace, options)
             }
 

@@ -14,7 +14,9 @@ use names::{report, Kind, Names, Sym};
 
 use crate::dsl::{CoordAst, ModelAst, ParamAst, SchemeAst};
 use crate::errors::Errors;
-use crate::ir::{Constraint, Coord, CoordKind, Invariant, Model, Momentum, Param, Role};
+use crate::ir::{
+    Comparison, Constraint, Coord, CoordKind, Invariant, Model, Momentum, Param, Requirement, Role,
+};
 use crate::schemes::{SchemeKind, SchemeRequest};
 use crate::sym::{Id, VarId};
 use std::collections::HashMap;
@@ -49,6 +51,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
 
     let velocities = model.v.clone();
     let name_span = model.name.span();
+    let defaults: Vec<f64> = model.params.iter().map(|p| p.default).collect();
     let mut lw = Lowerer {
         g: &mut model.graph,
         roles: &mut model.roles,
@@ -57,6 +60,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     };
     let invariants = declare_invariants(&mut lw, &mut errors, &ast.invariants);
     lower_lets(&mut lw, &mut errors, &ast.lets);
+    let requirements = requirements(&mut lw, &mut errors, &ast.requires, &defaults);
     let lagrangian = lagrangian(&mut lw, &mut errors, &ast, name_span);
     let constraints = constraints(&mut lw, &mut errors, &ast.holonomic);
     let momenta = momenta(&mut lw, &mut errors, &ast.momentum);
@@ -84,6 +88,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     }
     model.invariants = invariants;
     model.momenta = momenta;
+    model.requirements = requirements;
     Ok((model, schemes))
 }
 
@@ -292,6 +297,81 @@ fn lower_lets(lw: &mut Lowerer, errors: &mut Errors, lets: &[(Ident, Expr)]) {
             }
         }
     }
+}
+
+/// The `requires` block: comparisons of parameter expressions, each true at the
+/// declared defaults (checked here), checked again at run time by the generated
+/// `Model::check_parameters`.
+fn requirements(
+    lw: &mut Lowerer,
+    errors: &mut Errors,
+    conditions: &[Expr],
+    defaults: &[f64],
+) -> Vec<Requirement> {
+    let mut out = Vec::new();
+    for condition in conditions {
+        // error: a requirement compares two expressions of the parameters …
+        let Expr::Binary(b) = condition else {
+            errors.add(syn::Error::new_spanned(
+                condition,
+                "a requirement compares two expressions of the parameters with `<`, `<=`, \
+                 `>` or `>=`, such as `m > 0.0` or `J1 <= J2 + J3`",
+            ));
+            continue;
+        };
+        let op = match b.op {
+            syn::BinOp::Lt(_) => Comparison::Lt,
+            syn::BinOp::Le(_) => Comparison::Le,
+            syn::BinOp::Gt(_) => Comparison::Gt,
+            syn::BinOp::Ge(_) => Comparison::Ge,
+            _ => {
+                errors.add(syn::Error::new_spanned(
+                    b.op,
+                    "a requirement compares with `<`, `<=`, `>` or `>=`, such as `m > 0.0`",
+                ));
+                continue;
+            }
+        };
+        let what = "a requirement";
+        let rule = "requirements are conditions on the parameters";
+        let scope = || Scope::Positions { what, rule };
+        let (Some(lhs), Some(rhs)) = (
+            scalar_in(lw, errors, &b.left, what, scope()),
+            scalar_in(lw, errors, &b.right, what, scope()),
+        ) else {
+            continue;
+        };
+        let roles = &*lw.roles;
+        let not_param = |v: VarId| !matches!(roles[v.0 as usize], Role::Param(_));
+        if lw.g.depends_on_any(lhs, not_param) || lw.g.depends_on_any(rhs, not_param) {
+            errors.add(syn::Error::new_spanned(
+                condition,
+                "a requirement mentions the coordinates; requirements are conditions on \
+                 the parameters, checked before each step",
+            ));
+            continue;
+        }
+        let value = |e| {
+            lw.g.eval(e, &|v| match roles[v.0 as usize] {
+                Role::Param(k) => defaults[k],
+                _ => f64::NAN,
+            })
+        };
+        let (a, c) = (value(lhs), value(rhs));
+        let text = quote::quote!(#condition).to_string();
+        if !op.holds(a, c) {
+            errors.add(syn::Error::new_spanned(
+                condition,
+                format!(
+                    "the parameters' defaults violate the requirement `{text}` ({a:?} against \
+                     {c:?}); change the defaults or the requirement"
+                ),
+            ));
+            continue;
+        }
+        out.push(Requirement { text, lhs, op, rhs });
+    }
+    out
 }
 
 /// A scalar-valued expression, or `None` after reporting why not.

@@ -8,7 +8,6 @@
 mod degree;
 mod diff;
 pub mod emit;
-#[cfg(test)]
 mod eval;
 #[cfg(test)]
 mod sexp;

@@ -7,7 +7,7 @@ mod workspace;
 
 pub(crate) use newton::max_abs;
 pub use newton::{solve, NewtonSystem, StepReport};
-pub use options::{JacobianUpdate, NewtonOptions};
+pub use options::{default_tolerance, JacobianUpdate, NewtonOptions};
 #[cfg(feature = "alloc")]
 pub use workspace::Boxed;
 pub use workspace::{Inline, Storage, Workspace};

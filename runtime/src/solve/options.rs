@@ -42,12 +42,58 @@ pub struct NewtonOptions<T> {
     pub jacobian: JacobianUpdate,
 }
 
+impl<T: crate::Real> NewtonOptions<T> {
+    /// `Ok` if the options can work, otherwise which option is wrong and what it must
+    /// be. Every step checks them first ([`SolveError::InvalidOptions`](crate::SolveError::InvalidOptions)).
+    pub fn validate(&self) -> Result<(), &'static str> {
+        // Written so that NaN fails each test.
+        if !(self.tolerance.is_finite() && self.tolerance > T::zero()) {
+            return Err("the tolerance must be a positive finite number");
+        }
+        if self.max_iterations == 0 {
+            return Err("the iteration budget must be at least 1");
+        }
+        if let Some(factor) = self.divergence {
+            if factor.partial_cmp(&T::one()) != Some(core::cmp::Ordering::Greater) {
+                return Err("the divergence factor must be greater than 1");
+            }
+        }
+        if let JacobianUpdate::Reuse {
+            max_age,
+            contraction,
+        } = self.jacobian
+        {
+            if max_age == 0 || !(contraction > 0.0 && contraction < 1.0) {
+                return Err(
+                    "Jacobian reuse needs a maximum age of at least 1 and a contraction in (0, 1)",
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The default tolerance for scalar type `T`: the paper's `1e-9`, or `1000 ε` where
+/// the scalar's machine epsilon `ε` makes `1e-9` unreachable (`f32`: `ε ≈ 1.2e-7`,
+/// tolerance `1.2e-4`). Newton applies one more update after meeting the tolerance,
+/// so the solution is still accurate to about `ε` times the problem's scale.
+pub fn default_tolerance<T: crate::Real>() -> T {
+    let paper: T = nalgebra::convert(1e-9);
+    let floor = T::default_epsilon() * nalgebra::convert(1000.0);
+    if floor > paper {
+        floor
+    } else {
+        paper
+    }
+}
+
 impl<T: crate::Real> Default for NewtonOptions<T> {
-    /// The paper's settings: tolerance `1e-9`, at most 40 iterations, full Newton, no
-    /// early divergence check.
+    /// The paper's settings: tolerance `1e-9` (or `1000 ε` for a scalar type too coarse
+    /// for it, see [`default_tolerance`]), at most 40 iterations, full Newton, no early
+    /// divergence check.
     fn default() -> Self {
         Self {
-            tolerance: nalgebra::convert(1e-9),
+            tolerance: default_tolerance(),
             max_iterations: 40,
             divergence: None,
             jacobian: JacobianUpdate::EveryIteration,

@@ -61,6 +61,11 @@ fn correction<T: Real, const D: usize, const M: usize>(
 impl<T: Real, const D: usize, const M: usize> GglState<T, D, M> {
     /// A consistent state at `t = 0` from positions `q` and velocities `v`.
     ///
+    /// Parameters the model refuses ([`Model::check_parameters`]), a tolerance that is
+    /// not a finite number ≥ 0 and non-finite `q` or `v` are errors before anything is
+    /// computed; a state with a non-finite field is never returned
+    /// ([`InitError::NonFiniteResult`]).
+    ///
     /// Inconsistent initial data is rejected or projected according to `mode`, never
     /// silently used:
     /// - [`Consistency::Reject`] checks `max|g(q)|` and `max|G(q) v|` against the
@@ -89,6 +94,19 @@ impl<T: Real, const D: usize, const M: usize> GglState<T, D, M> {
         v: SVector<T, D>,
         mode: Consistency<T>,
     ) -> Result<Self, InitError<T>> {
+        model.check_parameters().map_err(InitError::Parameter)?;
+        let tolerance = match mode {
+            Consistency::Reject { tolerance } | Consistency::Project { tolerance } => tolerance,
+        };
+        if !(tolerance.is_finite() && tolerance >= T::zero()) {
+            return Err(InitError::InvalidTolerance { tolerance });
+        }
+        if !all_finite(q.as_slice()) {
+            return Err(InitError::NonFiniteInput { field: "q" });
+        }
+        if !all_finite(v.as_slice()) {
+            return Err(InitError::NonFiniteInput { field: "v" });
+        }
         let (q, v) = match mode {
             Consistency::Reject { tolerance } => {
                 let position = max_abs(&model.constraints(&q));
@@ -110,15 +128,34 @@ impl<T: Real, const D: usize, const M: usize> GglState<T, D, M> {
         let lu = Lu::factor(g_jac * w).map_err(|_| InitError::SingularConstraints)?;
         lu.solve_in_place(&mut lambda);
 
-        Ok(Self {
+        let state = Self {
             t: T::zero(),
             q,
             v,
             p: model.dl_dv(&q, &v),
             lambda,
             gamma: SVector::zeros(),
-        })
+        };
+        // Finite inputs can still give non-finite outputs (v = 1e200 overflows p and
+        // the energy; a NaN parameter may enter λ only): never hand those out.
+        let fields: [(&'static str, &[T]); 4] = [
+            ("q", state.q.as_slice()),
+            ("v", state.v.as_slice()),
+            ("p", state.p.as_slice()),
+            ("lambda", state.lambda.as_slice()),
+        ];
+        if let Some((field, _)) = fields.iter().find(|(_, x)| !all_finite(x)) {
+            return Err(InitError::NonFiniteResult { field });
+        }
+        if !model.energy(&q, &v).is_finite() {
+            return Err(InitError::NonFiniteResult { field: "energy" });
+        }
+        Ok(state)
     }
+}
+
+fn all_finite<T: Real>(x: &[T]) -> bool {
+    x.iter().all(|x| x.is_finite())
 }
 
 /// [`Consistency::Project`]: positions by Newton-type projection, then velocities.

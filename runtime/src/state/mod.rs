@@ -30,6 +30,30 @@ pub trait NodeValues<T: Real, const D: usize> {
     fn multipliers(&self, visit: &mut dyn FnMut(&'static str, &[T])) {
         let _ = visit;
     }
+    /// The first field with a NaN or infinite entry (`t`, `q`, `p`, `v` or a
+    /// multiplier block's name), or `None` if every value is finite.
+    fn non_finite_field(&self) -> Option<&'static str> {
+        let finite = |x: &[T]| x.iter().all(|x| x.is_finite());
+        if !self.time().is_finite() {
+            return Some("t");
+        }
+        if !finite(self.positions().as_slice()) {
+            return Some("q");
+        }
+        if !finite(self.momenta().as_slice()) {
+            return Some("p");
+        }
+        if self.velocities().is_some_and(|v| !finite(v.as_slice())) {
+            return Some("v");
+        }
+        let mut bad = None;
+        self.multipliers(&mut |name, values| {
+            if bad.is_none() && !finite(values) {
+                bad = Some(name);
+            }
+        });
+        bad
+    }
 }
 
 /// A scheme's state built from a consistent node of the model: how every layout starts
