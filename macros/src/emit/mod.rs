@@ -3,7 +3,7 @@
 //! assembled families), [`scheme`] (per requested scheme: the symbolic family's step
 //! equations with their exact Jacobian, the `Step` impls, the budget); here the helpers
 //! they share, which turn graph nodes into straight-line Rust.
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Group, Ident, Literal, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
 use crate::ir::{Model, Role};
@@ -96,10 +96,69 @@ pub fn expand(
     quantities: &Quantities,
     schemes: &[SchemeRequest],
 ) -> syn::Result<TokenStream> {
+    // Hygiene: the generated items are generic over a scalar type `T`, and the model's
+    // name is the only user-chosen name in the type namespace. A model named `T` is
+    // generated under a placeholder name, and the scalar is then renamed `T_` and the
+    // placeholder back to the user's ident (params are fields, a separate namespace,
+    // but a field named `T` is protected the same way).
+    let clash = model.name == "T";
+    let mut renamed = Vec::new();
+    if clash {
+        let placeholder = |ident: &mut Ident, renamed: &mut Vec<(Ident, Ident)>| {
+            let fresh = Ident::new(&format!("__livens_user_{}", renamed.len()), ident.span());
+            renamed.push((fresh.clone(), std::mem::replace(ident, fresh)));
+        };
+        placeholder(&mut model.name, &mut renamed);
+        for prm in &mut model.params {
+            if prm.name == "T" {
+                placeholder(&mut prm.name, &mut renamed);
+            }
+        }
+    }
     let mut out = model::items(model, quantities);
     out.extend(kernels::point_kernels(model, quantities));
     out.extend(scheme::impls(model, quantities, schemes)?);
     out.extend(scheme::declared_schemes(model, schemes));
     debug_assert!(model.graph.check_memo(), "no two ids for one node");
+    if clash {
+        out = rename_scalar(out, &renamed);
+    }
     Ok(out)
+}
+
+/// The generated code with the scalar type `T` renamed `T_` and each placeholder of
+/// `renamed` replaced by the user's ident (and its string by the user's name).
+fn rename_scalar(tokens: TokenStream, renamed: &[(Ident, Ident)]) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Ident(ident) if ident == "T" => {
+                TokenTree::Ident(Ident::new("T_", ident.span()))
+            }
+            TokenTree::Ident(ident) => TokenTree::Ident(
+                renamed
+                    .iter()
+                    .find(|(placeholder, _)| *placeholder == ident)
+                    .map_or(ident, |(_, user)| user.clone()),
+            ),
+            TokenTree::Group(group) => {
+                let mut inner =
+                    Group::new(group.delimiter(), rename_scalar(group.stream(), renamed));
+                inner.set_span(group.span());
+                TokenTree::Group(inner)
+            }
+            // The names as strings (`NAME`, `PARAMETERS`, messages).
+            TokenTree::Literal(lit) => TokenTree::Literal(
+                renamed
+                    .iter()
+                    .find(|(placeholder, _)| lit.to_string() == format!("\"{placeholder}\""))
+                    .map_or(lit, |(_, user)| {
+                        let mut text = Literal::string(&user.to_string());
+                        text.set_span(user.span());
+                        text
+                    }),
+            ),
+            other => other,
+        })
+        .collect()
 }
