@@ -167,12 +167,66 @@ fn constant_mass_matrix(
         );
         return;
     }
-    if quantities.minv.is_none() {
+    if let Err(e) = positive_definite(model, &quantities.mass) {
+        errors.push(
+            model.energy_span,
+            format!("{e}; scheme `{name}` inverts it"),
+        );
+    } else if quantities.minv.is_none() {
         errors.push(
             span,
             format!("scheme `{name}` needs a nonsingular mass matrix; some coordinate has no kinetic energy"),
         );
     }
+}
+
+/// A constant mass matrix must be symmetric positive definite for the kinetic energy
+/// to be a kinetic energy, and for `M⁻¹` (built symbolically without pivoting, see
+/// `quantities::constant_inverse`) to exist. Its entries depend on the parameters
+/// only, so it is checked at their defaults by a Cholesky factorisation; the
+/// `requires` block keeps run-time values in range (`m > 0.0`). A negative mass or an
+/// indefinite inertia used to pass as "nonsingular".
+fn positive_definite(model: &Model, mass: &[Vec<crate::sym::Id>]) -> Result<(), String> {
+    let defaults: Vec<f64> = model.params.iter().map(|p| p.default).collect();
+    let value = |e| {
+        model.graph.eval(e, &|v| match model.role(v) {
+            crate::ir::Role::Param(k) => defaults[k],
+            _ => f64::NAN,
+        })
+    };
+    let n = mass.len();
+    let a: Vec<Vec<f64>> = mass
+        .iter()
+        .map(|row| row.iter().map(|&e| value(e)).collect())
+        .collect();
+    for (k, row) in a.iter().enumerate() {
+        if row.iter().all(|&x| x == 0.0) {
+            return Err(format!(
+                "the coordinate `{}` carries no kinetic energy (its row of the mass matrix \
+                 ∂²L/∂v² is zero at the parameters' defaults)",
+                model.coord_names[k]
+            ));
+        }
+    }
+    // Cholesky, column by column: a pivot ≤ 0 (or NaN) means M is not positive definite.
+    let mut l = vec![vec![0.0; n]; n];
+    for j in 0..n {
+        let pivot = a[j][j] - (0..j).map(|k| l[j][k] * l[j][k]).sum::<f64>();
+        if pivot.is_nan() || pivot <= 0.0 {
+            return Err(format!(
+                "the mass matrix ∂²L/∂v² is not positive definite at the parameters' defaults \
+                 (elimination meets a pivot of {pivot:?} at the coordinate `{}`): the kinetic \
+                 energy must be positive for every nonzero velocity, so check the signs of \
+                 the masses and inertias",
+                model.coord_names[j]
+            ));
+        }
+        l[j][j] = pivot.sqrt();
+        for i in j + 1..n {
+            l[i][j] = (a[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>()) / l[j][j];
+        }
+    }
+    Ok(())
 }
 
 /// EM uses the midpoint Jacobian `G(q^½)` as the discrete derivative of `g` (spec 000

@@ -127,6 +127,9 @@ pub struct Model {
     /// Display name of every scalar coordinate (`r.x`, `theta`).
     pub coord_names: Vec<String>,
     pub lagrangian: Id,
+    /// Where the kinetic energy (or the Lagrangian) is declared, for errors about the
+    /// mass matrix.
+    pub energy_span: Span,
     /// `V(q) = −L(q, 0)`.
     pub potential: Id,
     /// The potential as written, in the coordinates and the invariant variables.
@@ -153,6 +156,7 @@ impl Model {
             p: Vec::new(),
             coord_names: Vec::new(),
             lagrangian: Id::default(),
+            energy_span: Span::call_site(),
             potential: Id::default(),
             potential_raw: Id::default(),
             invariants: Vec::new(),

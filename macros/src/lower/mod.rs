@@ -89,6 +89,11 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     model.invariants = invariants;
     model.momenta = momenta;
     model.requirements = requirements;
+    model.energy_span = ast
+        .kinetic
+        .as_ref()
+        .or(ast.lagrangian.as_ref())
+        .map_or(name_span, |(span, _)| *span);
     Ok((model, schemes))
 }
 
