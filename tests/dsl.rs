@@ -17,8 +17,7 @@ livens::model! {
 
 livens::model! {
     /// A particle in 3D with an anisotropic mass (a `diag` matrix) in a potential that
-    /// exercises the elementary functions and vector helpers; no constraints, and both
-    /// a rotation and a translation momentum map.
+    /// exercises the elementary functions and vector helpers; no constraints.
     pub struct Particle {
         params { k = 3.0 }
         coords { x: Vec3 }
@@ -27,8 +26,18 @@ livens::model! {
         kinetic = 0.5 * dot(x_dot, mass * x_dot);
         potential = k * (exp(x.x) - ln(2.0 + x.y.powi(2)) + sqrt(1.0 + norm_squared(x)))
             + sin(dot(w, x)) + tan(0.1 * x[2]) + norm(cross(w, x)) - x.z / 2.0;
-        momentum { jz: rotation(e3), px: translation(e1) }
         schemes { GglEm }
+    }
+}
+
+livens::model! {
+    /// Two particles bound by a spring, in a field along e3: the rotation about e3 and
+    /// the translation along e1 are symmetries (the macro checks that they are).
+    pub struct Pair {
+        coords { x: Vec3, y: Vec3 }
+        kinetic = 0.5 * (dot(x_dot, x_dot) + 2.0 * dot(y_dot, y_dot));
+        potential = 0.5 * norm_squared(x - y) + x.z + y.z;
+        momentum { jz: rotation(e3), px: translation(e1) }
     }
 }
 
@@ -136,12 +145,20 @@ fn vector_helpers_and_elementary_functions() {
     );
     let p = model.dl_dv(&q, &v);
     assert_eq!(model.velocity(&q, &p), v);
-    // jz = e3 · (x × p), px = e1 · p.
-    let maps = model.momentum_maps(&q, &p);
-    assert!((maps[0] - (xs[0] * p[1] - xs[1] * p[0])).abs() < 1e-15);
-    assert_eq!(maps[1], p[0]);
-    assert_eq!(<Particle as MomentumMaps<f64, 3, 2>>::NAMES, ["jz", "px"]);
     assert_eq!(Particle::N_CONSTRAINTS, 0);
+}
+
+#[test]
+fn momentum_maps_sum_over_the_vector_blocks() {
+    let model = Pair::new();
+    let q = SVector::from([0.3, -0.4, 0.7, 1.1, 0.2, -0.5]);
+    let p = SVector::from([0.9, 0.1, -0.3, -0.6, 0.8, 0.4]);
+    // jz = e3 · (x × p_x + y × p_y), px = e1 · (p_x + p_y).
+    let maps = model.momentum_maps(&q, &p);
+    let jz = (q[0] * p[1] - q[1] * p[0]) + (q[3] * p[4] - q[4] * p[3]);
+    assert!((maps[0] - jz).abs() < 1e-15);
+    assert_eq!(maps[1], p[0] + p[3]);
+    assert_eq!(<Pair as MomentumMaps<f64, 6, 2>>::NAMES, ["jz", "px"]);
 }
 
 #[test]

@@ -108,6 +108,8 @@ pub struct Invariant {
 pub struct Momentum {
     pub name: Ident,
     pub symmetry: Symmetry,
+    /// The declaration `rotation(e3)`, for errors spanning it.
+    pub tokens: proc_macro2::TokenStream,
 }
 
 pub struct Model {

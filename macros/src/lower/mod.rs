@@ -508,6 +508,7 @@ fn momenta(lw: &mut Lowerer, errors: &mut Errors, momentum: &[(Ident, Expr)]) ->
             Ok(symmetry) => out.push(Momentum {
                 name: name.clone(),
                 symmetry,
+                tokens: quote::ToTokens::to_token_stream(e),
             }),
             Err(e) => report(errors, e),
         }

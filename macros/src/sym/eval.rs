@@ -4,8 +4,16 @@ use super::{Graph, Id, Node, VarId};
 impl Graph {
     /// Evaluates `e` with variable values from `var`.
     pub fn eval(&self, e: Id, var: &dyn Fn(VarId) -> f64) -> f64 {
-        let mut vals = vec![0.0; e.index() + 1];
-        for i in 0..=e.index() {
+        self.eval_many(&[e], var)[0]
+    }
+
+    /// Evaluates every node of `outputs` in one pass over the graph.
+    pub fn eval_many(&self, outputs: &[Id], var: &dyn Fn(VarId) -> f64) -> Vec<f64> {
+        let Some(last) = outputs.iter().map(|e| e.index()).max() else {
+            return Vec::new();
+        };
+        let mut vals = vec![0.0; last + 1];
+        for i in 0..=last {
             vals[i] = match self.nodes[i] {
                 Node::Const(bits) => f64::from_bits(bits),
                 Node::Var(v) => var(v),
@@ -24,6 +32,6 @@ impl Graph {
                 }
             };
         }
-        vals[e.index()]
+        outputs.iter().map(|e| vals[e.index()]).collect()
     }
 }

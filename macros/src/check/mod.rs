@@ -1,5 +1,7 @@
 //! Checks that a model supports the schemes it asks for. One function per condition,
 //! each with the reason it exists; errors land on the user's token.
+mod symmetry;
+
 use crate::errors::Errors;
 use crate::ir::Model;
 use crate::quantities::{is_constant, Quantities};
@@ -20,6 +22,7 @@ pub fn check(
     constant_mass_matrix(model, quantities, schemes, &mut errors);
     quadratic_constraints(model, schemes, &mut errors);
     unconstrained_only(model, schemes, &mut errors);
+    symmetry::symmetries(model, quantities, &mut errors);
     errors.finish()
 }
 
