@@ -26,6 +26,7 @@ use proc_macro::TokenStream;
 ///     pub struct Name {
 ///         params { /// docs
 ///                  m = 1.0, l = 1.0 }       runtime parameters: pub fields of type T
+///         requires { m > 0.0, l > 0.0 }     conditions on them, checked before each step
 ///         coords { r: Vec3, s: Scalar }     velocities are r_dot, s_dot
 ///         let name = expr;                  a named subexpression, any number
 ///         kinetic = expr;                   with an optional potential = expr;
