@@ -482,3 +482,44 @@ fn unwritable_output_directory_is_reported() {
     assert!(err.contains("cannot create the output directory"), "{err}");
     assert!(err.contains("--out"), "{err}");
 }
+
+/// `--help` of each command lists the exit codes of the README's table (the table
+/// itself is checked against the code by a unit test of `src/cli/error.rs`).
+#[test]
+fn help_lists_the_readmes_exit_codes() {
+    let readme = include_str!("../README.md");
+    let table = readme
+        .split("<!-- exit codes: checked by src/cli/error.rs -->")
+        .nth(1)
+        .and_then(|t| t.split("<!-- end of exit codes -->").next())
+        .expect("the README's exit-code table");
+    let rows: Vec<(String, String)> = table
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            (
+                cells[0]
+                    .trim_start_matches("| ")
+                    .trim_matches('`')
+                    .to_owned(),
+                cells[1].to_owned(),
+            )
+        })
+        .collect();
+    assert!(rows.len() >= 4, "{table}");
+    for command in [&["--help"][..], &["run", "--help"], &["compare", "--help"]] {
+        let (code, out, err) = livens(command);
+        assert_eq!(code, 0, "{err}");
+        let help = out
+            .split("Exit codes:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{out}"));
+        for (code, meaning) in &rows {
+            assert!(
+                help.contains(&format!("\n  {code:<3}  {meaning}:")),
+                "{command:?}: code {code} ({meaning}) missing from:\n{help}"
+            );
+        }
+    }
+}

@@ -3,12 +3,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use super::error::EXIT_CODES;
+use super::error::exit_codes_help;
 
 /// Integrate a livens model with structure-preserving schemes; print its invariants,
 /// write CSV and plots.
 #[derive(Debug, Parser)]
-#[command(name = "livens", version, after_help = EXIT_CODES)]
+#[command(name = "livens", version, after_help = exit_codes_help())]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -21,7 +21,7 @@ pub enum Command {
     /// List the models, the schemes each supports, and their parameters.
     List,
     /// Integrate one model with one scheme.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = exit_codes_help())]
     Run {
         /// The model (see `livens list`).
         model: String,
@@ -33,7 +33,7 @@ pub enum Command {
     },
     /// Integrate one model with several schemes: one table row and one plotted line
     /// per scheme.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = exit_codes_help())]
     Compare {
         /// The model (see `livens list`).
         model: String,

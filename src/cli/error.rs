@@ -17,14 +17,68 @@ pub const SOLVE: u8 = 3;
 /// created or written.
 pub const OUTPUT: u8 = 4;
 
-/// The exit codes as `--help` shows them.
-pub const EXIT_CODES: &str = "\
-Exit codes:
-  0  success
-  2  usage: unknown model, scheme or parameter, unsupported scheme, invalid value
-  3  numerical failure: Newton failed in a step (the CSV up to that step is kept),
-     or inconsistent initial data
-  4  output: the output directory or a file in it cannot be written";
+/// One exit code as `--help` and the README's table show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExitCodeInfo {
+    /// The code.
+    pub code: u8,
+    /// What it means, in a word or two.
+    pub meaning: &'static str,
+    /// Everything that causes it.
+    pub causes: &'static str,
+}
+
+/// Every exit code of the command and every cause, in order. The README's table of exit
+/// codes is this list (checked by a unit test below), and `--help` prints it.
+pub const EXIT_CODES: &[ExitCodeInfo] = &[
+    ExitCodeInfo {
+        code: OK,
+        meaning: "success",
+        causes: "every run finished and passed its checks; also `livens list` and `--help`",
+    },
+    ExitCodeInfo {
+        code: USAGE,
+        meaning: "usage",
+        causes: "an unknown model, scheme or parameter (the message lists the valid ones); \
+                 a scheme the model does not declare (the message lists those it does); \
+                 an invalid value (e.g. `--dt 0`, or a `--t-end` shorter than half a step); \
+                 a misspelt or missing option (clap's own errors)",
+    },
+    ExitCodeInfo {
+        code: SOLVE,
+        meaning: "numerical failure",
+        causes: "Newton failed in a step (the message gives the step, its time interval \
+                 and the residual; the CSV up to the last good step, the table and the plot \
+                 are kept); the model's initial data do not fit its parameters",
+    },
+    ExitCodeInfo {
+        code: OUTPUT,
+        meaning: "output",
+        causes: "the output directory or a file in it cannot be created or written",
+    },
+];
+
+/// The exit codes as `--help` shows them, after the options.
+pub fn exit_codes_help() -> String {
+    const WIDTH: usize = 88;
+    let mut out = String::from("Exit codes:");
+    for info in EXIT_CODES {
+        let mut line = format!("  {:<3}  {}:", info.code, info.meaning);
+        for word in info.causes.replace('`', "").split_whitespace() {
+            if line.chars().count() + 1 + word.chars().count() > WIDTH {
+                out.push('\n');
+                out.push_str(&line);
+                line = " ".repeat(7);
+            } else {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        out.push('\n');
+        out.push_str(&line);
+    }
+    out
+}
 
 /// Everything that ends a command early, or with a non-zero exit code.
 #[derive(Debug)]
@@ -144,3 +198,68 @@ impl fmt::Display for CliError {
 }
 
 impl std::error::Error for CliError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README's table of exit codes, between its two markers, as (code, meaning,
+    /// causes) rows.
+    fn readme_table() -> Vec<(u8, String, String)> {
+        let readme = include_str!("../../README.md");
+        let start = "<!-- exit codes: checked by src/cli/error.rs -->";
+        let body = readme
+            .split(start)
+            .nth(1)
+            .and_then(|rest| rest.split("<!-- end of exit codes -->").next())
+            .expect("the README has the exit-code table between its markers");
+        body.lines()
+            .filter(|l| l.starts_with('|'))
+            .skip(2)
+            .map(|l| {
+                let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+                assert_eq!(cells.len(), 3, "three cells in {l:?}");
+                let code = cells[0].trim_matches('`').parse().expect("a numeric code");
+                (code, cells[1].to_owned(), cells[2].to_owned())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn readme_lists_every_exit_code_and_cause() {
+        let code: Vec<_> = EXIT_CODES
+            .iter()
+            .map(|i| (i.code, i.meaning.to_owned(), i.causes.to_owned()))
+            .collect();
+        assert_eq!(readme_table(), code);
+    }
+
+    #[test]
+    fn every_error_has_a_listed_exit_code() {
+        let listed: Vec<u8> = EXIT_CODES.iter().map(|i| i.code).collect();
+        let errors = [
+            CliError::UnknownModel("x".into()),
+            CliError::InvalidValue("x".into()),
+            CliError::Newton(vec![]),
+            CliError::InitialState {
+                model: "x",
+                message: "x".into(),
+            },
+            CliError::Plot {
+                path: PathBuf::new(),
+                message: "x".into(),
+            },
+        ];
+        for e in errors {
+            assert!(listed.contains(&e.exit_code()), "{e:?}");
+        }
+        let help = exit_codes_help();
+        for info in EXIT_CODES {
+            assert!(
+                help.contains(&format!("\n  {:<3}  {}:", info.code, info.meaning)),
+                "{help}"
+            );
+        }
+        assert!(help.lines().all(|l| l.chars().count() <= 88), "{help}");
+    }
+}
