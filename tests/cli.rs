@@ -523,3 +523,32 @@ fn help_lists_the_readmes_exit_codes() {
         }
     }
 }
+
+#[test]
+fn an_end_time_between_steps_is_rounded_and_the_run_says_so() {
+    let dir = scratch("rounding");
+    let out_dir = dir.to_str().unwrap();
+    let args = |t_end| {
+        [
+            "run", "pendulum", "-s", "EM", "--dt", "0.05", "--t-end", t_end, "--plot", "none",
+            "--out", out_dir,
+        ]
+    };
+    let (code, out, err) = livens(&args("1.03"));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "--t-end 1.03 is not a whole number of steps of --dt 0.05: taking 21 steps, \
+             to t = 1.05"
+        ),
+        "{err}"
+    );
+    assert!(out.contains("h = 0.05, T = 1.05 (21 steps)"), "{out}");
+    let (_, rows) = read_csv(&dir.join("pendulum-GglEm.csv"));
+    assert_eq!(rows.len(), 22, "the initial state and 21 steps");
+    assert!((rows.last().unwrap()[0] - 1.05).abs() < 1e-12);
+    // A whole number of steps is taken without a note.
+    let (code, _, err) = livens(&args("1"));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("not a whole number"), "{err}");
+}

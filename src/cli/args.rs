@@ -52,7 +52,8 @@ pub struct RunOptions {
     /// Step size h (default: the model's, from its paper).
     #[arg(long, value_name = "H", value_parser = positive)]
     pub dt: Option<f64>,
-    /// End time T; the run takes round(T / h) steps (default: the model's).
+    /// End time T; the run takes round(T / h) steps and says so on stderr when T is not
+    /// a whole number of steps (default: the model's).
     #[arg(long, value_name = "T", value_parser = positive)]
     pub t_end: Option<f64>,
     /// Set a model parameter, e.g. `--param g=1.62`; repeat for several.

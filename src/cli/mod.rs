@@ -104,6 +104,9 @@ fn integrate(
         )));
     }
     let steps = steps as usize;
+    if let Some(note) = rounding_note(t_end, h, steps) {
+        eprintln!("{note}");
+    }
 
     fs::create_dir_all(&options.out).map_err(|source| CliError::Output {
         action: "create the output directory",
@@ -171,5 +174,47 @@ fn integrate(
         Ok(())
     } else {
         Err(CliError::Newton(failures))
+    }
+}
+
+/// The note printed when `t_end` is not a whole number of steps of `h`: the run takes
+/// `steps = round(t_end / h)` steps and ends at `steps · h`, not at `t_end`. `None` when
+/// the two agree to rounding (`--t-end 1 --dt 0.1` is ten steps, whatever `1 / 0.1` is
+/// in binary).
+fn rounding_note(t_end: f64, h: f64, steps: usize) -> Option<String> {
+    let reached = h * steps as f64;
+    if (reached - t_end).abs() <= 1e-9 * t_end {
+        return None;
+    }
+    Some(format!(
+        "note: --t-end {} is not a whole number of steps of --dt {}: taking {steps} step{}, \
+         to t = {} (--t-end {} gives the same run without this note)",
+        fmt_time(t_end),
+        fmt_time(h),
+        if steps == 1 { "" } else { "s" },
+        fmt_time(reached),
+        fmt_time(reached),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_end_time_between_steps_is_rounded_with_a_note() {
+        let note = rounding_note(1.03, 0.05, 21).expect("1.03 is not 21 steps of 0.05");
+        assert_eq!(
+            note,
+            "note: --t-end 1.03 is not a whole number of steps of --dt 0.05: taking 21 \
+             steps, to t = 1.05 (--t-end 1.05 gives the same run without this note)"
+        );
+        // Whole numbers of steps, even when the division is inexact in binary.
+        assert_eq!(rounding_note(1.0, 0.1, 10), None);
+        assert_eq!(rounding_note(2.0, 0.002, 1000), None);
+        assert_eq!(rounding_note(0.3, 0.1, 3), None);
+        assert!(rounding_note(0.07, 0.05, 1)
+            .unwrap()
+            .contains("taking 1 step, to t = 0.05"));
     }
 }
