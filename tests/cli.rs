@@ -552,3 +552,35 @@ fn an_end_time_between_steps_is_rounded_and_the_run_says_so() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("not a whole number"), "{err}");
 }
+
+#[test]
+fn a_csv_over_the_size_limit_is_refused_before_anything_is_written() {
+    let dir = scratch("csv-size").join("out");
+    let clock = std::time::Instant::now();
+    let (code, out, err) = livens(&[
+        "run",
+        "pendulum",
+        "-s",
+        "VI-A",
+        "--t-end",
+        "1e7",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let elapsed = clock.elapsed();
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(
+        err.contains("error: the CSV would take about 88 GB (200000001 lines of 22 numbers"),
+        "{err}"
+    );
+    assert!(err.contains("more than the limit of 1 GB"), "{err}");
+    for way_out in ["--csv-every 89", "--dt", "--t-end", "--force"] {
+        assert!(err.contains(way_out), "{way_out} missing from: {err}");
+    }
+    assert!(out.is_empty(), "no table: {out}");
+    assert!(!dir.exists(), "nothing written, not even the directory");
+    assert!(
+        elapsed.as_secs() < 5,
+        "refused at once, not after {elapsed:?}"
+    );
+}

@@ -68,6 +68,10 @@ pub struct RunOptions {
     /// Write every K-th step to the CSV (the table and the plot use every step).
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub csv_every: u32,
+    /// Write the CSV even when it would exceed 1 GB (the estimate is about 20 bytes per
+    /// number; without --force such a run is refused before anything is written).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The plot's file format.

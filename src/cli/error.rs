@@ -42,7 +42,8 @@ pub const EXIT_CODES: &[ExitCodeInfo] = &[
         causes: "an unknown model, scheme or parameter (the message lists the valid ones); \
                  a scheme the model does not declare (the message lists those it does); \
                  an invalid value (e.g. `--dt 0`, or a `--t-end` shorter than half a step); \
-                 a misspelt or missing option (clap's own errors)",
+                 CSV files that would exceed 1 GB without --force (checked before anything \
+                 is written); a misspelt or missing option (clap's own errors)",
     },
     ExitCodeInfo {
         code: SOLVE,
@@ -105,6 +106,8 @@ pub enum CliError {
     },
     /// An option value outside its domain (e.g. `--t-end` shorter than `--dt`).
     InvalidValue(String),
+    /// The CSV files would exceed the size limit and `--force` was not given.
+    CsvTooLarge(String),
     /// The model's initial data do not satisfy its constraints (e.g. after `--param`).
     InitialState {
         /// The model's catalogue name.
@@ -140,7 +143,8 @@ impl CliError {
             | Self::UnknownScheme(_)
             | Self::Unsupported { .. }
             | Self::UnknownParameter { .. }
-            | Self::InvalidValue(_) => USAGE,
+            | Self::InvalidValue(_)
+            | Self::CsvTooLarge(_) => USAGE,
             Self::InitialState { .. } | Self::Newton(_) => SOLVE,
             Self::Output { .. } | Self::Plot { .. } => OUTPUT,
         }
@@ -174,7 +178,7 @@ impl fmt::Display for CliError {
                 model.name,
                 model.parameters.join(", ")
             ),
-            Self::InvalidValue(message) => f.write_str(message),
+            Self::InvalidValue(message) | Self::CsvTooLarge(message) => f.write_str(message),
             Self::InitialState { model, message } => write!(
                 f,
                 "the initial state of '{model}' is not consistent: {message}; \
