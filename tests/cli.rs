@@ -584,3 +584,88 @@ fn a_csv_over_the_size_limit_is_refused_before_anything_is_written() {
         "refused at once, not after {elapsed:?}"
     );
 }
+
+/// VI-A at h = 10 on the pendulum: one step that Newton solves, to a point more than
+/// twice the rod's length from the pivot. The run finishes, but fails its check.
+#[test]
+fn a_constraint_residual_over_the_tolerance_fails_the_run_with_code_5() {
+    let dir = scratch("residual");
+    let out_dir = dir.to_str().unwrap();
+    let (code, out, err) = livens(&[
+        "run", "pendulum", "-s", "VI-A", "--dt", "10", "--out", out_dir,
+    ]);
+    assert_eq!(code, 5, "{out}\n{err}");
+    assert!(
+        err.contains(
+            "error: VI-A on pendulum violates the constraints at the nodes: \
+             max|g(q)| = 1.984e0 at step 1 (t = 10), more than --constraint-tolerance 0.1; \
+             VI-A holds g = 0 between the nodes, not at them"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("e.g. --dt 0.05 (the model's paper step)"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "a scheme that holds g = 0 at the nodes (VI-S, VI-B, VI-θB, EM, EM-G, RATTLE)"
+        ),
+        "{err}"
+    );
+    // The table, the CSV and the plot are there, and the residual is the CSV's.
+    assert!(
+        out.contains(
+            "VI-A: max|g| = 1.98e0 at t = 10 (step 1) exceeds --constraint-tolerance 0.1."
+        ),
+        "{out}"
+    );
+    let (header, rows) = read_csv(&dir.join("pendulum-GglViA.csv"));
+    let g = header
+        .iter()
+        .position(|c| c == "position_residual")
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!((rows[1][g] - 1.984).abs() < 1e-3, "{}", rows[1][g]);
+    assert_well_formed_svg(&dir.join("pendulum-GglViA.svg"));
+
+    // `inf` turns the check off.
+    let (code, _, err) = livens(&[
+        "run",
+        "pendulum",
+        "-s",
+        "VI-A",
+        "--dt",
+        "10",
+        "--constraint-tolerance",
+        "inf",
+        "--out",
+        out_dir,
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// The default tolerance passes the paper's runs: VI-A on the top at h = 0.002 reaches
+/// max|g| = 2.03e-2 at the nodes, the largest of every model × scheme at its paper's
+/// step. A tolerance below it fails VI-A alone.
+#[test]
+fn the_papers_runs_pass_the_default_constraint_tolerance() {
+    let dir = scratch("tolerance");
+    let out_dir = dir.to_str().unwrap();
+    let args = [
+        "compare", "top", "-s", "EM,VI-A", "--plot", "none", "--out", out_dir,
+    ];
+    let (code, out, err) = livens(&args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let via = table_row(&out, "VI-A");
+    assert!(via[3] > 2e-2 && via[3] < 0.1, "{via:?}");
+
+    let (code, _, err) = livens(&[&args[..], &["--constraint-tolerance", "0.01"]].concat());
+    assert_eq!(code, 5, "{err}");
+    assert!(
+        err.contains("VI-A on top violates the constraints"),
+        "{err}"
+    );
+    assert!(!err.contains("EM on top"), "{err}");
+    assert_eq!(err.matches("error: ").count(), 1, "{err}");
+}

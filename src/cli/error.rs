@@ -16,6 +16,9 @@ pub const SOLVE: u8 = 3;
 /// Exit code of an output failure: the output directory or a file in it cannot be
 /// created or written.
 pub const OUTPUT: u8 = 4;
+/// Exit code of a run that finished but whose result fails a check: its constraint
+/// residual at the nodes exceeds `--constraint-tolerance`.
+pub const CHECK: u8 = 5;
 
 /// One exit code as `--help` and the README's table show it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +59,15 @@ pub const EXIT_CODES: &[ExitCodeInfo] = &[
         code: OUTPUT,
         meaning: "output",
         causes: "the output directory or a file in it cannot be created or written",
+    },
+    ExitCodeInfo {
+        code: CHECK,
+        meaning: "result fails a check",
+        causes: "every run finished, but a scheme's largest constraint residual at the \
+                 nodes, max|g(q)|, exceeds --constraint-tolerance (default 0.1); the message \
+                 names the scheme, the residual and the step where it was worst; the CSV, \
+                 the table and the plot are written. A run that also failed in Newton exits \
+                 with 3",
     },
 ];
 
@@ -115,8 +127,12 @@ pub enum CliError {
         /// The runtime's explanation.
         message: String,
     },
-    /// Newton failed in one or more runs; one message per failed run.
+    /// Newton failed in one or more runs; one message per failed run (and one per
+    /// failed check of the others).
     Newton(Vec<String>),
+    /// Every run finished, but one or more fail a check of their result; one message
+    /// per run.
+    Check(Vec<String>),
     /// A file or directory could not be created or written.
     Output {
         /// What was being done, e.g. "create the output directory".
@@ -147,6 +163,7 @@ impl CliError {
             | Self::CsvTooLarge(_) => USAGE,
             Self::InitialState { .. } | Self::Newton(_) => SOLVE,
             Self::Output { .. } | Self::Plot { .. } => OUTPUT,
+            Self::Check(_) => CHECK,
         }
     }
 }
@@ -184,7 +201,9 @@ impl fmt::Display for CliError {
                 "the initial state of '{model}' is not consistent: {message}; \
                  the model's initial data may not fit the parameters given with --param"
             ),
-            Self::Newton(messages) => f.write_str(&messages.join("\nerror: ")),
+            Self::Newton(messages) | Self::Check(messages) => {
+                f.write_str(&messages.join("\nerror: "))
+            }
             Self::Output {
                 action,
                 path,
@@ -221,10 +240,17 @@ mod tests {
             .filter(|l| l.starts_with('|'))
             .skip(2)
             .map(|l| {
+                assert_eq!(
+                    l.replace("\\|", "").matches('|').count(),
+                    4,
+                    "three cells, a `|` inside one escaped as `\\|`: {l:?}"
+                );
                 let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
                 assert_eq!(cells.len(), 3, "three cells in {l:?}");
                 let code = cells[0].trim_matches('`').parse().expect("a numeric code");
-                (code, cells[1].to_owned(), cells[2].to_owned())
+                // A `|` inside a cell is escaped as `\|` in Markdown.
+                let unescape = |c: &str| c.replace("\\|", "|");
+                (code, unescape(cells[1]), unescape(cells[2]))
             })
             .collect()
     }
@@ -245,6 +271,8 @@ mod tests {
             CliError::UnknownModel("x".into()),
             CliError::InvalidValue("x".into()),
             CliError::Newton(vec![]),
+            CliError::Check(vec![]),
+            CliError::CsvTooLarge("x".into()),
             CliError::InitialState {
                 model: "x",
                 message: "x".into(),

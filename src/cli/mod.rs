@@ -132,6 +132,7 @@ fn integrate(
                 .out
                 .join(format!("{}-{}.csv", model.name, scheme.name)),
             csv_every: options.csv_every as usize,
+            constraint_tolerance: options.constraint_tolerance,
         };
         let outcome = (model.simulate)(&job)?;
         files.push(outcome.csv_path.clone());
@@ -174,10 +175,17 @@ fn integrate(
                 .map(|f| f.message(model.name, o.scheme, &o.csv_path))
         })
         .collect();
-    if failures.is_empty() {
-        Ok(())
+    let violations: Vec<String> = outcomes
+        .iter()
+        .filter_map(|o| o.violation.map(|v| v.message(model, o.scheme, h)))
+        .collect();
+    // A failed step is the graver news: its exit code wins, and every message is shown.
+    if !failures.is_empty() {
+        Err(CliError::Newton([failures, violations].concat()))
+    } else if !violations.is_empty() {
+        Err(CliError::Check(violations))
     } else {
-        Err(CliError::Newton(failures))
+        Ok(())
     }
 }
 
