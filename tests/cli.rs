@@ -669,3 +669,104 @@ fn the_papers_runs_pass_the_default_constraint_tolerance() {
     assert!(!err.contains("EM on top"), "{err}");
     assert_eq!(err.matches("error: ").count(), 1, "{err}");
 }
+
+/// Ctrl-C in the middle of a long comparison: the first run stops at a step boundary,
+/// its CSV is complete up to that step (even between two `--csv-every` lines), the
+/// table and the plot of the partial run are written, the second scheme is skipped,
+/// and the command exits with 130.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_keeps_the_csv_table_and_plot_of_the_partial_run() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let dir = scratch("interrupt");
+    let csv = dir.join("pendulum-GglEm.csv");
+    // 2·10⁷ steps: minutes, far longer than the test waits.
+    let child = Command::new(env!("CARGO_BIN_EXE_livens"))
+        .args([
+            "compare",
+            "pendulum",
+            "-s",
+            "EM,VI-A",
+            "--t-end",
+            "1e6",
+            "--csv-every",
+            "50",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the livens binary starts");
+    // The handler is installed before the CSV is created; wait for some rows.
+    let start = Instant::now();
+    while std::fs::metadata(&csv).map_or(0, |m| m.len()) < 64 * 1024 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no CSV after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let (out, err) = (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    );
+    assert_eq!(output.status.code(), Some(130), "{out}\n{err}");
+
+    // The message gives the time reached and the number of steps.
+    let after = err
+        .split("error: interrupted (Ctrl-C) at t = ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{err}"));
+    let t: f64 = after.split_whitespace().next().unwrap().parse().unwrap();
+    let steps: usize = after
+        .split(" after ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        after.contains(" of 20000000 steps of EM on pendulum"),
+        "{err}"
+    );
+    assert!(err.contains("not run: VI-A"), "{err}");
+    assert!(steps > 0 && steps < 20_000_000, "{err}");
+    assert!((t - 0.05 * steps as f64).abs() < 1e-6 * t, "{err}");
+
+    // Every line of the CSV is complete (read_csv checks each row's length), one per
+    // 50 steps, the initial state and the last step reached; the last is at t.
+    let (header, rows) = read_csv(&csv);
+    let expected = steps / 50 + 1 + usize::from(steps % 50 != 0);
+    assert_eq!(rows.len(), expected, "{steps} steps");
+    assert!(std::fs::read_to_string(&csv).unwrap().ends_with('\n'));
+    let last = rows.last().unwrap();
+    assert!((last[0] - t).abs() < 1e-6 * t, "{} vs {t}", last[0]);
+    let newton = header
+        .iter()
+        .position(|c| c == "newton_iterations")
+        .unwrap();
+    assert!(
+        last[newton] >= 1.0,
+        "the last row is a step, not the initial state"
+    );
+
+    // The table of the partial run, the plot of the schemes that ran, no VI-A CSV.
+    let row = table_row(&out, "EM");
+    assert!(row[3] < 1e-12, "EM's max|g| over the partial run: {row:?}");
+    assert!(
+        out.contains(&format!(
+            "EM: interrupted (Ctrl-C) at t = {t} after {steps} of"
+        )),
+        "{out}"
+    );
+    assert_well_formed_svg(&dir.join("pendulum-GglEm.svg"));
+    assert!(!dir.join("pendulum-GglViA.csv").exists());
+}

@@ -19,6 +19,8 @@ pub const OUTPUT: u8 = 4;
 /// Exit code of a run that finished but whose result fails a check: its constraint
 /// residual at the nodes exceeds `--constraint-tolerance`.
 pub const CHECK: u8 = 5;
+/// Exit code of a run stopped by Ctrl-C (SIGINT): 128 + 2, the shells' convention.
+pub const INTERRUPTED: u8 = 130;
 
 /// One exit code as `--help` and the README's table show it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +70,14 @@ pub const EXIT_CODES: &[ExitCodeInfo] = &[
                  names the scheme, the residual and the step where it was worst; the CSV, \
                  the table and the plot are written. A run that also failed in Newton exits \
                  with 3",
+    },
+    ExitCodeInfo {
+        code: INTERRUPTED,
+        meaning: "interrupted",
+        causes: "Ctrl-C (SIGINT) during a run: the run stops at the next step boundary, \
+                 its CSV up to that step is flushed, the table and the plot of the partial \
+                 run are written, schemes not yet started are skipped, and the message \
+                 gives the time reached; a second Ctrl-C ends the command at once",
     },
 ];
 
@@ -130,6 +140,9 @@ pub enum CliError {
     /// Newton failed in one or more runs; one message per failed run (and one per
     /// failed check of the others).
     Newton(Vec<String>),
+    /// Ctrl-C stopped a run; the interruption's message first, then those of failed
+    /// runs and checks.
+    Interrupted(Vec<String>),
     /// Every run finished, but one or more fail a check of their result; one message
     /// per run.
     Check(Vec<String>),
@@ -164,6 +177,7 @@ impl CliError {
             Self::InitialState { .. } | Self::Newton(_) => SOLVE,
             Self::Output { .. } | Self::Plot { .. } => OUTPUT,
             Self::Check(_) => CHECK,
+            Self::Interrupted(_) => INTERRUPTED,
         }
     }
 }
@@ -201,7 +215,7 @@ impl fmt::Display for CliError {
                 "the initial state of '{model}' is not consistent: {message}; \
                  the model's initial data may not fit the parameters given with --param"
             ),
-            Self::Newton(messages) | Self::Check(messages) => {
+            Self::Newton(messages) | Self::Check(messages) | Self::Interrupted(messages) => {
                 f.write_str(&messages.join("\nerror: "))
             }
             Self::Output {
@@ -272,6 +286,7 @@ mod tests {
             CliError::InvalidValue("x".into()),
             CliError::Newton(vec![]),
             CliError::Check(vec![]),
+            CliError::Interrupted(vec![]),
             CliError::CsvTooLarge("x".into()),
             CliError::InitialState {
                 model: "x",

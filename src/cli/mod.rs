@@ -17,6 +17,7 @@ mod args;
 mod catalogue;
 mod csv;
 mod error;
+mod interrupt;
 mod list;
 mod plot;
 mod progress;
@@ -31,6 +32,7 @@ use run::{fmt_time, Job};
 /// Parses the command line, runs the command, and maps errors to exit codes.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    interrupt::install();
     match execute(cli.command) {
         Ok(()) => ExitCode::from(error::OK),
         Err(e) => {
@@ -137,12 +139,16 @@ fn integrate(
         let outcome = (model.simulate)(&job)?;
         files.push(outcome.csv_path.clone());
         outcomes.push(outcome);
+        if interrupt::requested() {
+            break;
+        }
     }
 
     print!("{}", table::render(model, h, steps, &outcomes));
 
     if let Some(extension) = options.plot.extension() {
-        let names: Vec<&str> = schemes.iter().map(|s| s.name.as_str()).collect();
+        // The schemes that ran (Ctrl-C skips the rest).
+        let names: Vec<&str> = outcomes.iter().map(|o| o.scheme.name.as_str()).collect();
         let path = options
             .out
             .join(format!("{}-{}.{extension}", model.name, names.join("-")));
@@ -156,9 +162,16 @@ fn integrate(
         for (name, value) in &options.params {
             title.push_str(&format!(", {name} = {value}"));
         }
+        // An interrupted run's time axis ends where the runs got to, not at T.
+        let mut t_end = h * steps as f64;
+        if outcomes.iter().any(|o| o.interrupted) {
+            let reached = outcomes.iter().map(|o| o.summary.steps).max().unwrap_or(0);
+            t_end = h * reached.max(1) as f64;
+            title.push_str(&format!(", interrupted at t = {}", fmt_time(t_end)));
+        }
         let figure = plot::Figure {
             title,
-            t_end: h * steps as f64,
+            t_end,
             momentum_maps: &info.momentum_maps,
             outcomes: &outcomes,
         };
@@ -179,8 +192,29 @@ fn integrate(
         .iter()
         .filter_map(|o| o.violation.map(|v| v.message(model, o.scheme, h)))
         .collect();
-    // A failed step is the graver news: its exit code wins, and every message is shown.
-    if !failures.is_empty() {
+    // Ctrl-C's code wins, then a failed step's; every message is shown.
+    if let Some(o) = outcomes.iter().find(|o| o.interrupted) {
+        let skipped: Vec<&str> = schemes[outcomes.len()..]
+            .iter()
+            .map(|s| s.label.as_str())
+            .collect();
+        let mut message = format!(
+            "interrupted (Ctrl-C) at t = {} after {} of {steps} steps of {} on {}; the CSV up \
+             to t = {} is in {}, and the table and the plot show the partial run",
+            fmt_time(h * o.summary.steps as f64),
+            o.summary.steps,
+            o.scheme.label,
+            model.name,
+            fmt_time(h * o.summary.steps as f64),
+            o.csv_path.display()
+        );
+        if !skipped.is_empty() {
+            message.push_str(&format!("; not run: {}", skipped.join(", ")));
+        }
+        Err(CliError::Interrupted(
+            [vec![message], failures, violations].concat(),
+        ))
+    } else if !failures.is_empty() {
         Err(CliError::Newton([failures, violations].concat()))
     } else if !violations.is_empty() {
         Err(CliError::Check(violations))

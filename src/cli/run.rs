@@ -9,6 +9,7 @@ use livens::{Diagnostics, Integrator, Model, MomentumMaps, NodeValues, SolveErro
 use super::catalogue::{ModelEntry, SchemeEntry};
 use super::csv::Csv;
 use super::error::CliError;
+use super::interrupt;
 use super::progress::Progress;
 
 /// Most points a plotted line gets; longer runs are reduced to the maximum over
@@ -49,6 +50,8 @@ pub struct Outcome {
     pub failure: Option<Failure>,
     /// The constraint residual at the nodes, if it exceeded the job's tolerance.
     pub violation: Option<Violation>,
+    /// Ctrl-C stopped the run after [`Summary::steps`] steps.
+    pub interrupted: bool,
     /// The CSV written (complete up to the last successful step).
     pub csv_path: PathBuf,
     /// `H⁰`, the energy of the initial state.
@@ -332,12 +335,17 @@ where
     let mut busy = Duration::ZERO;
     let mut progress = Progress::new(job.steps, &job.scheme.label);
     let mut failure = None;
+    let mut interrupted = false;
     let mut written = 0;
 
     // Step 0 is the initial state; Newton's columns are zero there.
     for n in 0..=job.steps {
         let mut report = None;
         if n > 0 {
+            if interrupt::requested() {
+                interrupted = true;
+                break;
+            }
             let t = sim.state().time();
             let clock = Instant::now();
             let result = sim.step();
@@ -413,9 +421,9 @@ where
         progress.update(n, s.time());
     }
     progress.finish();
-    // A failed run keeps its last good step even between two `--csv-every` lines:
-    // `row` still holds it.
-    if failure.is_some() && written != summary.steps {
+    // A failed or interrupted run keeps its last good step even between two
+    // `--csv-every` lines: `row` still holds it.
+    if written != summary.steps {
         csv.row(&row)?;
     }
     csv.flush()?;
@@ -438,6 +446,7 @@ where
         series,
         failure,
         violation,
+        interrupted,
         csv_path: job.csv_path.clone(),
         energy0: d0.hamiltonian,
         momentum0: names.iter().copied().zip(j0.iter().copied()).collect(),

@@ -110,6 +110,16 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
                 f.step
             );
         }
+        if o.interrupted {
+            let _ = writeln!(
+                out,
+                "{}: interrupted (Ctrl-C) at t = {} after {} of {} steps.",
+                o.scheme.label,
+                fmt_time(h * o.summary.steps as f64),
+                o.summary.steps,
+                steps
+            );
+        }
         if let Some(v) = &o.violation {
             let _ = writeln!(
                 out,
