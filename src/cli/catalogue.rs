@@ -270,7 +270,15 @@ macro_rules! catalogue {
 // Path-based scope, so that the table at the top can use the macro defined here.
 use catalogue;
 
+/// Sets the `--param NAME=VALUE` values on `model`: the one place where the command
+/// changes a model's parameters.
 fn set_parameters<P: Parameters<f64>>(model: &mut P, job: &Job) -> Result<(), CliError> {
+    // PARAMETER VALIDATION GOES HERE. The names were checked against the catalogue
+    // before anything was written; the values are only known to be finite (`args.rs`).
+    // When the runtime's `Parameters` reports a value out of its declared range (a
+    // non-positive mass or length, say), map that error here to a usage error (exit 2)
+    // that names the parameter, its range and the value given, instead of the
+    // `UnknownParameter` below, which is right only for an unknown name.
     for (name, value) in job.params {
         model
             .set_parameter(name, *value)
