@@ -482,3 +482,291 @@ fn unwritable_output_directory_is_reported() {
     assert!(err.contains("cannot create the output directory"), "{err}");
     assert!(err.contains("--out"), "{err}");
 }
+
+/// `--help` of each command lists the exit codes of the README's table (the table
+/// itself is checked against the code by a unit test of `src/cli/error.rs`).
+#[test]
+fn help_lists_the_readmes_exit_codes() {
+    let readme = include_str!("../README.md");
+    let table = readme
+        .split("<!-- exit codes: checked by src/cli/error.rs -->")
+        .nth(1)
+        .and_then(|t| t.split("<!-- end of exit codes -->").next())
+        .expect("the README's exit-code table");
+    let rows: Vec<(String, String)> = table
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            (
+                cells[0]
+                    .trim_start_matches("| ")
+                    .trim_matches('`')
+                    .to_owned(),
+                cells[1].to_owned(),
+            )
+        })
+        .collect();
+    assert!(rows.len() >= 4, "{table}");
+    for command in [&["--help"][..], &["run", "--help"], &["compare", "--help"]] {
+        let (code, out, err) = livens(command);
+        assert_eq!(code, 0, "{err}");
+        let help = out
+            .split("Exit codes:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{out}"));
+        for (code, meaning) in &rows {
+            assert!(
+                help.contains(&format!("\n  {code:<3}  {meaning}:")),
+                "{command:?}: code {code} ({meaning}) missing from:\n{help}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_end_time_between_steps_is_rounded_and_the_run_says_so() {
+    let dir = scratch("rounding");
+    let out_dir = dir.to_str().unwrap();
+    let args = |t_end| {
+        [
+            "run", "pendulum", "-s", "EM", "--dt", "0.05", "--t-end", t_end, "--plot", "none",
+            "--out", out_dir,
+        ]
+    };
+    let (code, out, err) = livens(&args("1.03"));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "--t-end 1.03 is not a whole number of steps of --dt 0.05: taking 21 steps, \
+             to t = 1.05"
+        ),
+        "{err}"
+    );
+    assert!(out.contains("h = 0.05, T = 1.05 (21 steps)"), "{out}");
+    let (_, rows) = read_csv(&dir.join("pendulum-GglEm.csv"));
+    assert_eq!(rows.len(), 22, "the initial state and 21 steps");
+    assert!((rows.last().unwrap()[0] - 1.05).abs() < 1e-12);
+    // A whole number of steps is taken without a note.
+    let (code, _, err) = livens(&args("1"));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("not a whole number"), "{err}");
+}
+
+#[test]
+fn a_csv_over_the_size_limit_is_refused_before_anything_is_written() {
+    let dir = scratch("csv-size").join("out");
+    let clock = std::time::Instant::now();
+    let (code, out, err) = livens(&[
+        "run",
+        "pendulum",
+        "-s",
+        "VI-A",
+        "--t-end",
+        "1e7",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let elapsed = clock.elapsed();
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(
+        err.contains("error: the CSV would take about 88 GB (200000001 lines of 22 numbers"),
+        "{err}"
+    );
+    assert!(err.contains("more than the limit of 1 GB"), "{err}");
+    for way_out in ["--csv-every 89", "--dt", "--t-end", "--force"] {
+        assert!(err.contains(way_out), "{way_out} missing from: {err}");
+    }
+    assert!(out.is_empty(), "no table: {out}");
+    assert!(!dir.exists(), "nothing written, not even the directory");
+    assert!(
+        elapsed.as_secs() < 5,
+        "refused at once, not after {elapsed:?}"
+    );
+}
+
+/// VI-A at h = 10 on the pendulum: one step that Newton solves, to a point more than
+/// twice the rod's length from the pivot. The run finishes, but fails its check.
+#[test]
+fn a_constraint_residual_over_the_tolerance_fails_the_run_with_code_5() {
+    let dir = scratch("residual");
+    let out_dir = dir.to_str().unwrap();
+    let (code, out, err) = livens(&[
+        "run", "pendulum", "-s", "VI-A", "--dt", "10", "--out", out_dir,
+    ]);
+    assert_eq!(code, 5, "{out}\n{err}");
+    assert!(
+        err.contains(
+            "error: VI-A on pendulum violates the constraints at the nodes: \
+             max|g(q)| = 1.984e0 at step 1 (t = 10), more than --constraint-tolerance 0.1; \
+             VI-A holds g = 0 between the nodes, not at them"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("e.g. --dt 0.05 (the model's paper step)"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "a scheme that holds g = 0 at the nodes (VI-S, VI-B, VI-θB, EM, EM-G, RATTLE)"
+        ),
+        "{err}"
+    );
+    // The table, the CSV and the plot are there, and the residual is the CSV's.
+    assert!(
+        out.contains(
+            "VI-A: max|g| = 1.98e0 at t = 10 (step 1) exceeds --constraint-tolerance 0.1."
+        ),
+        "{out}"
+    );
+    let (header, rows) = read_csv(&dir.join("pendulum-GglViA.csv"));
+    let g = header
+        .iter()
+        .position(|c| c == "position_residual")
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!((rows[1][g] - 1.984).abs() < 1e-3, "{}", rows[1][g]);
+    assert_well_formed_svg(&dir.join("pendulum-GglViA.svg"));
+
+    // `inf` turns the check off.
+    let (code, _, err) = livens(&[
+        "run",
+        "pendulum",
+        "-s",
+        "VI-A",
+        "--dt",
+        "10",
+        "--constraint-tolerance",
+        "inf",
+        "--out",
+        out_dir,
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// The default tolerance passes the paper's runs: VI-A on the top at h = 0.002 reaches
+/// max|g| = 2.03e-2 at the nodes, the largest of every model × scheme at its paper's
+/// step. A tolerance below it fails VI-A alone.
+#[test]
+fn the_papers_runs_pass_the_default_constraint_tolerance() {
+    let dir = scratch("tolerance");
+    let out_dir = dir.to_str().unwrap();
+    let args = [
+        "compare", "top", "-s", "EM,VI-A", "--plot", "none", "--out", out_dir,
+    ];
+    let (code, out, err) = livens(&args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let via = table_row(&out, "VI-A");
+    assert!(via[3] > 2e-2 && via[3] < 0.1, "{via:?}");
+
+    let (code, _, err) = livens(&[&args[..], &["--constraint-tolerance", "0.01"]].concat());
+    assert_eq!(code, 5, "{err}");
+    assert!(
+        err.contains("VI-A on top violates the constraints"),
+        "{err}"
+    );
+    assert!(!err.contains("EM on top"), "{err}");
+    assert_eq!(err.matches("error: ").count(), 1, "{err}");
+}
+
+/// Ctrl-C in the middle of a long comparison: the first run stops at a step boundary,
+/// its CSV is complete up to that step (even between two `--csv-every` lines), the
+/// table and the plot of the partial run are written, the second scheme is skipped,
+/// and the command exits with 130.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_keeps_the_csv_table_and_plot_of_the_partial_run() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let dir = scratch("interrupt");
+    let csv = dir.join("pendulum-GglEm.csv");
+    // 2·10⁷ steps: minutes, far longer than the test waits.
+    let child = Command::new(env!("CARGO_BIN_EXE_livens"))
+        .args([
+            "compare",
+            "pendulum",
+            "-s",
+            "EM,VI-A",
+            "--t-end",
+            "1e6",
+            "--csv-every",
+            "50",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the livens binary starts");
+    // The handler is installed before the CSV is created; wait for some rows.
+    let start = Instant::now();
+    while std::fs::metadata(&csv).map_or(0, |m| m.len()) < 64 * 1024 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no CSV after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let (out, err) = (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    );
+    assert_eq!(output.status.code(), Some(130), "{out}\n{err}");
+
+    // The message gives the time reached and the number of steps.
+    let after = err
+        .split("error: interrupted (Ctrl-C) at t = ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{err}"));
+    let t: f64 = after.split_whitespace().next().unwrap().parse().unwrap();
+    let steps: usize = after
+        .split(" after ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        after.contains(" of 20000000 steps of EM on pendulum"),
+        "{err}"
+    );
+    assert!(err.contains("not run: VI-A"), "{err}");
+    assert!(steps > 0 && steps < 20_000_000, "{err}");
+    assert!((t - 0.05 * steps as f64).abs() < 1e-6 * t, "{err}");
+
+    // Every line of the CSV is complete (read_csv checks each row's length), one per
+    // 50 steps, the initial state and the last step reached; the last is at t.
+    let (header, rows) = read_csv(&csv);
+    let expected = steps / 50 + 1 + usize::from(steps % 50 != 0);
+    assert_eq!(rows.len(), expected, "{steps} steps");
+    assert!(std::fs::read_to_string(&csv).unwrap().ends_with('\n'));
+    let last = rows.last().unwrap();
+    assert!((last[0] - t).abs() < 1e-6 * t, "{} vs {t}", last[0]);
+    let newton = header
+        .iter()
+        .position(|c| c == "newton_iterations")
+        .unwrap();
+    assert!(
+        last[newton] >= 1.0,
+        "the last row is a step, not the initial state"
+    );
+
+    // The table of the partial run, the plot of the schemes that ran, no VI-A CSV.
+    let row = table_row(&out, "EM");
+    assert!(row[3] < 1e-12, "EM's max|g| over the partial run: {row:?}");
+    assert!(
+        out.contains(&format!(
+            "EM: interrupted (Ctrl-C) at t = {t} after {steps} of"
+        )),
+        "{out}"
+    );
+    assert_well_formed_svg(&dir.join("pendulum-GglEm.svg"));
+    assert!(!dir.join("pendulum-GglViA.csv").exists());
+}

@@ -41,6 +41,20 @@ pub struct SchemeEntry {
     pub conserves_energy: bool,
     /// Symplectic.
     pub symplectic: bool,
+    /// Holds `g(q) = 0` at the nodes (as one of its equations), rather than at
+    /// midpoints or at `q^θ`: read from the catalogue's note.
+    pub holds_constraints_at_nodes: bool,
+}
+
+/// Whether a catalogue note says the scheme holds `g = 0` at the nodes: one of its
+/// clauses starts with `` `g = 0` `` and puts it "at nodes" (`` `g = 0` and `G v = 0` at
+/// nodes ``), where VI-A's says "at the midpoints, not at the nodes".
+// The catalogue has no field for this yet; a `constraints_at_nodes` flag in
+// `livens::schemes::info::Entry` would replace the reading of its prose.
+fn holds_constraints_at_nodes(note: &str) -> bool {
+    note.split([',', ';'])
+        .map(str::trim)
+        .any(|clause| clause.starts_with("`g = 0`") && clause.contains(" at nodes"))
 }
 
 impl SchemeEntry {
@@ -56,6 +70,7 @@ impl SchemeEntry {
             order: Some(S::ORDER),
             conserves_energy: S::CONSERVES_ENERGY,
             symplectic: S::SYMPLECTIC,
+            holds_constraints_at_nodes: holds_constraints_at_nodes(S::ENTRY.note),
         }
     }
 
@@ -71,6 +86,7 @@ impl SchemeEntry {
             order: None,
             conserves_energy: entry.energy == Energy::Exact,
             symplectic: entry.symplectic,
+            holds_constraints_at_nodes: holds_constraints_at_nodes(entry.note),
         }
     }
 
@@ -254,7 +270,15 @@ macro_rules! catalogue {
 // Path-based scope, so that the table at the top can use the macro defined here.
 use catalogue;
 
+/// Sets the `--param NAME=VALUE` values on `model`: the one place where the command
+/// changes a model's parameters.
 fn set_parameters<P: Parameters<f64>>(model: &mut P, job: &Job) -> Result<(), CliError> {
+    // PARAMETER VALIDATION GOES HERE. The names were checked against the catalogue
+    // before anything was written; the values are only known to be finite (`args.rs`).
+    // When the runtime's `Parameters` reports a value out of its declared range (a
+    // non-positive mass or length, say), map that error here to a usage error (exit 2)
+    // that names the parameter, its range and the value given, instead of the
+    // `UnknownParameter` below, which is right only for an unknown name.
     for (name, value) in job.params {
         model
             .set_parameter(name, *value)
@@ -403,6 +427,21 @@ mod tests {
             assert!(matches!(e, CliError::Unsupported { .. }), "{given}: {e}");
         }
         assert!(find_model_in(std::slice::from_ref(&model), "EmOnly").is_ok());
+    }
+
+    #[test]
+    fn the_schemes_that_hold_the_constraints_at_the_nodes_are_read_from_the_notes() {
+        let at_nodes: Vec<String> = MODELS[0]
+            .schemes
+            .iter()
+            .filter(|s| s.holds_constraints_at_nodes)
+            .map(|s| s.label.clone())
+            .collect();
+        assert_eq!(
+            at_nodes,
+            ["VI-S", "VI-B", "VI-θB", "EM", "EM-G", "RATTLE"],
+            "VI-A holds g = 0 at the midpoints, VI-θA at q^θ"
+        );
     }
 
     /// The command's lists come from the models' declarations and the library's

@@ -9,6 +9,7 @@ use livens::{Diagnostics, Integrator, Model, MomentumMaps, NodeValues, SolveErro
 use super::catalogue::{ModelEntry, SchemeEntry};
 use super::csv::Csv;
 use super::error::CliError;
+use super::interrupt;
 use super::progress::Progress;
 
 /// Most points a plotted line gets; longer runs are reduced to the maximum over
@@ -32,6 +33,8 @@ pub struct Job<'a> {
     pub csv_path: PathBuf,
     /// Every how many steps a CSV line is written.
     pub csv_every: usize,
+    /// Largest `max|g(q)|` at the nodes a run may reach and still pass its check.
+    pub constraint_tolerance: f64,
 }
 
 /// What a run produced.
@@ -45,6 +48,10 @@ pub struct Outcome {
     pub series: Series,
     /// Where Newton failed, if it did.
     pub failure: Option<Failure>,
+    /// The constraint residual at the nodes, if it exceeded the job's tolerance.
+    pub violation: Option<Violation>,
+    /// Ctrl-C stopped the run after [`Summary::steps`] steps.
+    pub interrupted: bool,
     /// The CSV written (complete up to the last successful step).
     pub csv_path: PathBuf,
     /// `H⁰`, the energy of the initial state.
@@ -67,6 +74,10 @@ pub struct Summary {
     pub max_momentum_error: Option<f64>,
     /// `max |g(q)|`.
     pub max_position_residual: f64,
+    /// The step (0 for the initial state) at which `|g(q)|` was largest.
+    pub worst_position_step: usize,
+    /// Its time.
+    pub worst_position_time: f64,
     /// `max |G(q) M⁻¹ p|`.
     pub max_velocity_residual: f64,
     /// Mean Newton iterations per step.
@@ -138,6 +149,70 @@ impl Failure {
             fmt_time(self.h / 2.0),
             fmt_time(self.t),
             csv.display()
+        )
+    }
+}
+
+/// A run whose constraint residual at the nodes, `max|g(q)|`, exceeded the tolerance.
+#[derive(Clone, Copy, Debug)]
+pub struct Violation {
+    /// The largest residual.
+    pub residual: f64,
+    /// The step where it was reached (0: the initial state).
+    pub step: usize,
+    /// Its time.
+    pub t: f64,
+    /// The tolerance it exceeded.
+    pub tolerance: f64,
+}
+
+impl Violation {
+    /// A message that names the scheme, the residual and where it was worst, and says
+    /// what to try: a smaller step (the paper's, if the step is larger), or one of
+    /// `model`'s schemes that hold `g = 0` at the nodes.
+    pub fn message(&self, model: &ModelEntry, scheme: &SchemeEntry, h: f64) -> String {
+        let why = if scheme.holds_constraints_at_nodes {
+            format!("{} solves g = 0 at the nodes, so ", scheme.label)
+        } else {
+            format!(
+                "{} holds g = 0 between the nodes, not at them, and ",
+                scheme.label
+            )
+        };
+        let smaller = if h > model.default_step {
+            format!(
+                "--dt {} (the model's paper step)",
+                fmt_time(model.default_step)
+            )
+        } else {
+            format!("--dt {}", fmt_time(h / 2.0))
+        };
+        let others: Vec<&str> = model
+            .schemes
+            .iter()
+            .filter(|s| s.holds_constraints_at_nodes && s.name != scheme.name)
+            .map(|s| s.label.as_str())
+            .collect();
+        let others = if others.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", or a scheme that holds g = 0 at the nodes ({})",
+                others.join(", ")
+            )
+        };
+        format!(
+            "{} on {} violates the constraints at the nodes: max|g(q)| = {:.3e} at step {} \
+             (t = {}), more than --constraint-tolerance {}; {why}a residual this large \
+             means the step h = {} is too large for the motion: try a smaller step, e.g. \
+             {smaller}{others}; the run's table and files are written as usual",
+            scheme.label,
+            model.name,
+            self.residual,
+            self.step,
+            fmt_time(self.t),
+            fmt_time(self.tolerance),
+            fmt_time(h),
         )
     }
 }
@@ -272,12 +347,17 @@ where
     let mut busy = Duration::ZERO;
     let mut progress = Progress::new(job.steps, &job.scheme.label);
     let mut failure = None;
+    let mut interrupted = false;
     let mut written = 0;
 
     // Step 0 is the initial state; Newton's columns are zero there.
     for n in 0..=job.steps {
         let mut report = None;
         if n > 0 {
+            if interrupt::requested() {
+                interrupted = true;
+                break;
+            }
             let t = sim.state().time();
             let clock = Instant::now();
             let result = sim.step();
@@ -306,7 +386,11 @@ where
         if let Some(m) = summary.max_momentum_error.as_mut() {
             *m = m.max(momentum_error);
         }
-        summary.max_position_residual = summary.max_position_residual.max(d.position_residual);
+        if d.position_residual > summary.max_position_residual {
+            summary.max_position_residual = d.position_residual;
+            summary.worst_position_step = n;
+            summary.worst_position_time = s.time();
+        }
         summary.max_velocity_residual = summary.max_velocity_residual.max(d.velocity_residual);
         if let Some(r) = report {
             summary.steps = n;
@@ -349,9 +433,9 @@ where
         progress.update(n, s.time());
     }
     progress.finish();
-    // A failed run keeps its last good step even between two `--csv-every` lines:
-    // `row` still holds it.
-    if failure.is_some() && written != summary.steps {
+    // A failed or interrupted run keeps its last good step even between two
+    // `--csv-every` lines: `row` still holds it.
+    if written != summary.steps {
         csv.row(&row)?;
     }
     csv.flush()?;
@@ -360,12 +444,21 @@ where
         summary.mean_iterations = total_iterations as f64 / summary.steps as f64;
         summary.steps_per_second = summary.steps as f64 / busy.as_secs_f64().max(1e-12);
     }
+    let violation =
+        (summary.max_position_residual > job.constraint_tolerance).then_some(Violation {
+            residual: summary.max_position_residual,
+            step: summary.worst_position_step,
+            t: summary.worst_position_time,
+            tolerance: job.constraint_tolerance,
+        });
     let names = <Mdl as MomentumMaps<f64, D, K>>::NAMES;
     Ok(Outcome {
         scheme: job.scheme,
         summary,
         series,
         failure,
+        violation,
+        interrupted,
         csv_path: job.csv_path.clone(),
         energy0: d0.hamiltonian,
         momentum0: names.iter().copied().zip(j0.iter().copied()).collect(),

@@ -110,6 +110,27 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
                 f.step
             );
         }
+        if o.interrupted {
+            let _ = writeln!(
+                out,
+                "{}: interrupted (Ctrl-C) at t = {} after {} of {} steps.",
+                o.scheme.label,
+                fmt_time(h * o.summary.steps as f64),
+                o.summary.steps,
+                steps
+            );
+        }
+        if let Some(v) = &o.violation {
+            let _ = writeln!(
+                out,
+                "{}: max|g| = {:.2e} at t = {} (step {}) exceeds --constraint-tolerance {}.",
+                o.scheme.label,
+                v.residual,
+                fmt_time(v.t),
+                v.step,
+                fmt_time(v.tolerance)
+            );
+        }
     }
     out
 }
