@@ -391,6 +391,30 @@ fn unknown_parameter_lists_the_models_parameters() {
 }
 
 #[test]
+fn parameters_the_model_refuses_are_usage_errors() {
+    // Unphysical values used to run with exit 0; each model's `requires` block names
+    // what it needs, and nothing is written.
+    let out = scratch("refused_parameters").join("out");
+    let dir = out.to_str().unwrap();
+    for (model, param, condition) in [
+        ("pendulum", "m=-1", "`m > 0.0`"),
+        ("pendulum", "l=0", "`l > 0.0`"),
+        ("top", "i3=1", "`i3 < i1 + i2`"),
+        ("four-particles", "m2=-3", "`m2 > 0.0`"),
+    ] {
+        let (code, stdout, err) =
+            livens(&["run", model, "-s", "EM", "--param", param, "--out", dir]);
+        assert_eq!(code, 2, "{model} {param}: {err}");
+        assert!(
+            err.contains(&format!("refuses --param {param}")) && err.contains(condition),
+            "{model} {param}: {err}"
+        );
+        assert!(stdout.is_empty(), "{stdout}");
+        assert!(!out.exists(), "{model} {param}: output written");
+    }
+}
+
+#[test]
 fn invalid_values_are_usage_errors() {
     let (code, _, err) = livens(&["run", "pendulum", "-s", "EM", "--dt", "0"]);
     assert_eq!(code, 2, "{err}");

@@ -125,9 +125,15 @@ pub struct ModelEntry {
     pub default_span: f64,
     /// Sizes, momentum maps and parameter values of the default model.
     pub describe: fn() -> ModelInfo,
+    /// Whether the model accepts `--param` values (`Model::check_parameters`), before
+    /// anything is written; the reason if not.
+    pub check_parameters: fn(&ParamValues) -> Result<(), String>,
     /// Runs `job` (whose scheme must be one of `schemes`).
     pub simulate: fn(&Job) -> Result<Outcome, CliError>,
 }
+
+/// `--param NAME=VALUE` pairs, in command-line order.
+pub type ParamValues = [(String, f64)];
 
 /// What `livens list` shows of a model.
 #[derive(Debug)]
@@ -252,6 +258,18 @@ macro_rules! catalogue {
                 }
                 describe
             },
+            check_parameters: {
+                fn check_parameters(params: &ParamValues) -> Result<(), String> {
+                    let mut model = <$model>::new();
+                    for (name, value) in params {
+                        model
+                            .set_parameter(name, *value)
+                            .map_err(|e| format!("{e} `{name}`"))?;
+                    }
+                    model.check_parameters().map_err(|e| e.to_string())
+                }
+                check_parameters
+            },
             simulate: {
                 fn simulate(job: &Job) -> Result<Outcome, CliError> {
                     let mut model = <$model>::new();
@@ -270,15 +288,10 @@ macro_rules! catalogue {
 // Path-based scope, so that the table at the top can use the macro defined here.
 use catalogue;
 
-/// Sets the `--param NAME=VALUE` values on `model`: the one place where the command
-/// changes a model's parameters.
+/// Sets the `--param NAME=VALUE` values on `model`: the one place where a run changes
+/// a model's parameters. Names and values were checked before anything was written
+/// (`ModelEntry::check_parameters`); the step checks the values again.
 fn set_parameters<P: Parameters<f64>>(model: &mut P, job: &Job) -> Result<(), CliError> {
-    // PARAMETER VALIDATION GOES HERE. The names were checked against the catalogue
-    // before anything was written; the values are only known to be finite (`args.rs`).
-    // When the runtime's `Parameters` reports a value out of its declared range (a
-    // non-positive mass or length, say), map that error here to a usage error (exit 2)
-    // that names the parameter, its range and the value given, instead of the
-    // `UnknownParameter` below, which is right only for an unknown name.
     for (name, value) in job.params {
         model
             .set_parameter(name, *value)
@@ -375,6 +388,7 @@ mod tests {
             default_step: 0.1,
             default_span: 1.0,
             describe: no_describe,
+            check_parameters: |_| Ok(()),
             simulate: no_simulate,
         }
     }

@@ -46,7 +46,8 @@ pub const EXIT_CODES: &[ExitCodeInfo] = &[
         meaning: "usage",
         causes: "an unknown model, scheme or parameter (the message lists the valid ones); \
                  a scheme the model does not declare (the message lists those it does); \
-                 an invalid value (e.g. `--dt 0`, or a `--t-end` shorter than half a step); \
+                 an invalid value (e.g. `--dt 0`, a `--t-end` shorter than half a step, or a \
+                 `--param` the model's `requires` block refuses, such as `m=-1`); \
                  CSV files that would exceed 1 GB without --force (checked before anything \
                  is written); a misspelt or missing option (clap's own errors)",
     },

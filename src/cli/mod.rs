@@ -88,6 +88,21 @@ fn integrate(
             });
         }
     }
+    // Values the model refuses (its `requires` block: a negative mass, an inertia that
+    // violates the triangle inequality) are usage errors, found before anything is
+    // written.
+    (model.check_parameters)(&options.params).map_err(|reason| {
+        let given: Vec<String> = options
+            .params
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        CliError::InvalidValue(format!(
+            "{} refuses --param {}: {reason}",
+            model.name,
+            given.join(" --param ")
+        ))
+    })?;
     let h = options.dt.unwrap_or(model.default_step);
     let t_end = options.t_end.unwrap_or(model.default_span);
     let steps = (t_end / h).round();
