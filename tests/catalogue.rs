@@ -264,3 +264,22 @@ fn marker_constants_follow_the_entry() {
     let names: std::collections::HashSet<&str> = CATALOGUE.iter().map(|e| e.name).collect();
     assert_eq!(names.len(), CATALOGUE.len(), "a scheme is declared twice");
 }
+
+/// The catalogue's `constraints_at_nodes` agrees with its note, which the README shows:
+/// a note puts `` `g = 0` `` "at nodes" exactly when the flag is set (VI-A's says "at
+/// the midpoints, not at the nodes", VI-θA's "at `q^θ`").
+#[test]
+fn constraints_at_nodes_agrees_with_the_note() {
+    for entry in CATALOGUE {
+        let said = entry
+            .note
+            .split([',', ';'])
+            .map(str::trim)
+            .any(|clause| clause.starts_with("`g = 0`") && clause.contains(" at nodes"));
+        assert_eq!(
+            said, entry.constraints_at_nodes,
+            "{}: note {:?}",
+            entry.name, entry.note
+        );
+    }
+}

@@ -42,19 +42,8 @@ pub struct SchemeEntry {
     /// Symplectic.
     pub symplectic: bool,
     /// Holds `g(q) = 0` at the nodes (as one of its equations), rather than at
-    /// midpoints or at `q^θ`: read from the catalogue's note.
+    /// midpoints or at `q^θ` (the catalogue's `constraints_at_nodes`).
     pub holds_constraints_at_nodes: bool,
-}
-
-/// Whether a catalogue note says the scheme holds `g = 0` at the nodes: one of its
-/// clauses starts with `` `g = 0` `` and puts it "at nodes" (`` `g = 0` and `G v = 0` at
-/// nodes ``), where VI-A's says "at the midpoints, not at the nodes".
-// The catalogue has no field for this yet; a `constraints_at_nodes` flag in
-// `livens::schemes::info::Entry` would replace the reading of its prose.
-fn holds_constraints_at_nodes(note: &str) -> bool {
-    note.split([',', ';'])
-        .map(str::trim)
-        .any(|clause| clause.starts_with("`g = 0`") && clause.contains(" at nodes"))
 }
 
 impl SchemeEntry {
@@ -70,7 +59,7 @@ impl SchemeEntry {
             order: Some(S::ORDER),
             conserves_energy: S::CONSERVES_ENERGY,
             symplectic: S::SYMPLECTIC,
-            holds_constraints_at_nodes: holds_constraints_at_nodes(S::ENTRY.note),
+            holds_constraints_at_nodes: S::ENTRY.constraints_at_nodes,
         }
     }
 
@@ -86,7 +75,7 @@ impl SchemeEntry {
             order: None,
             conserves_energy: entry.energy == Energy::Exact,
             symplectic: entry.symplectic,
-            holds_constraints_at_nodes: holds_constraints_at_nodes(entry.note),
+            holds_constraints_at_nodes: entry.constraints_at_nodes,
         }
     }
 
@@ -444,7 +433,7 @@ mod tests {
     }
 
     #[test]
-    fn the_schemes_that_hold_the_constraints_at_the_nodes_are_read_from_the_notes() {
+    fn the_schemes_that_hold_the_constraints_at_the_nodes_come_from_the_catalogue() {
         let at_nodes: Vec<String> = MODELS[0]
             .schemes
             .iter()

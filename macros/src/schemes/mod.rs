@@ -84,6 +84,7 @@ macro_rules! catalogue {
                 energy: $energy:ident,
                 symplectic: $symplectic:literal,
                 requires: { mass: $mass:ident, constraints: $constraints:ident $(,)? },
+                constraints_at_nodes: $at_nodes:literal,
                 note: $note:literal,
                 $(template: $template:expr,)?
             }

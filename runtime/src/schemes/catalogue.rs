@@ -23,6 +23,8 @@
 // - `energy` (`Exact`, `Oscillates`), `symplectic`;
 // - `requires`: `mass` (`Constant`, `Regular`) and `constraints` (`Unconstrained`,
 //   `Holonomic`, `QuadraticHolonomic`);
+// - `constraints_at_nodes`: whether `g(q) = 0` is one of its equations at the nodes
+//   (`false` for schemes without constraints);
 // - `note`: where the constraints hold, what to watch for (one line, for the README);
 // - `template` (symbolic families only): the function in `livens-macros/src/schemes/`
 //   that builds the step equations from the model, its quantities and the unknowns'
@@ -61,6 +63,7 @@ catalogue! {
         energy: Oscillates,
         symplectic: true,
         requires: { mass: Constant, constraints: Holonomic },
+        constraints_at_nodes: true,
         note: "`g = 0` at nodes, `G M⁻¹ p = 0` at `q̄ = q⁰ + h v⁰` (at nodes for linear `g`); the state's `v` lags one step",
         template: ggl_vi_s::template,
     }
@@ -93,6 +96,7 @@ catalogue! {
         energy: Oscillates,
         symplectic: true,
         requires: { mass: Constant, constraints: Holonomic },
+        constraints_at_nodes: false,
         note: "`g = 0` and `G v = 0` at the midpoints, not at the nodes",
         template: |model, inputs| ggl_theta::template(model, inputs, Coef::Const(0.5), Constraints::Intermediate),
     }
@@ -124,6 +128,7 @@ catalogue! {
         energy: Oscillates,
         symplectic: true,
         requires: { mass: Constant, constraints: Holonomic },
+        constraints_at_nodes: true,
         note: "`g = 0` and `G v = 0` at nodes (`G M⁻¹ p ≠ 0`); `λ` oscillates with period 2",
         template: |model, inputs| {
             ggl_theta::template(model, inputs, Coef::Const(1.0), Constraints::Trapezoidal(Coef::Const(0.5)))
@@ -142,6 +147,7 @@ catalogue! {
         energy: Oscillates,
         symplectic: true,
         requires: { mass: Constant, constraints: Holonomic },
+        constraints_at_nodes: false,
         note: "second order at θ = ½; `g = 0` and `G v = 0` at `q^θ`; stable only at θ = ½",
         template: |model, inputs| {
             ggl_theta::template(model, inputs, Coef::Field("theta"), Constraints::Intermediate)
@@ -160,6 +166,7 @@ catalogue! {
         energy: Oscillates,
         symplectic: true,
         requires: { mass: Constant, constraints: Holonomic },
+        constraints_at_nodes: true,
         note: "`g = 0` at nodes, `G v = 0` at `q^θ`; stable only for ϑ ≤ ½",
         template: |model, inputs| {
             let trapezoidal = Constraints::Trapezoidal(Coef::Field("vartheta"));
@@ -196,6 +203,7 @@ catalogue! {
         energy: Exact,
         symplectic: false,
         requires: { mass: Constant, constraints: QuadraticHolonomic },
+        constraints_at_nodes: true,
         note: "`g = 0` and `G M⁻¹ p = 0` at nodes",
         template: ggl_em::template,
     }
@@ -224,6 +232,7 @@ catalogue! {
         energy: Exact,
         symplectic: false,
         requires: { mass: Constant, constraints: QuadraticHolonomic },
+        constraints_at_nodes: true,
         note: "`g = 0` at nodes; `G M⁻¹ p` not enforced",
         template: ggl_em_g::template,
     }
@@ -259,6 +268,7 @@ catalogue! {
         energy: Oscillates,
         symplectic: true,
         requires: { mass: Constant, constraints: Holonomic },
+        constraints_at_nodes: true,
         note: "`g = 0` and `G M⁻¹ p = 0` at nodes; without constraints, Störmer–Verlet",
         template: rattle::template,
     }
@@ -291,6 +301,7 @@ catalogue! {
         energy: Oscillates,
         symplectic: true,
         requires: { mass: Regular, constraints: Unconstrained },
+        constraints_at_nodes: false,
         note: "`s = 2` is Störmer–Verlet; momentum maps of the Lagrangian's symmetries conserved",
     }
 

@@ -106,6 +106,9 @@ pub struct Entry {
     pub symplectic: bool,
     /// What it needs of a model.
     pub requires: Requirements,
+    /// Whether `g(q) = 0` is one of its equations at the nodes (rather than at
+    /// midpoints or at `q^θ`); `false` for schemes without constraints.
+    pub constraints_at_nodes: bool,
     /// One line on where the constraints hold and what to watch for.
     pub note: &'static str,
 }

@@ -34,6 +34,7 @@ macro_rules! catalogue {
                 energy: $energy:ident,
                 symplectic: $symplectic:literal,
                 requires: { mass: $mass:ident, constraints: $constraints:ident $(,)? },
+                constraints_at_nodes: $at_nodes:literal,
                 note: $note:literal,
                 $(template: $template:expr,)?
             }
@@ -64,6 +65,7 @@ macro_rules! catalogue {
                     mass: MassRequirement::$mass,
                     constraints: ConstraintSupport::$constraints,
                 },
+                constraints_at_nodes: $at_nodes,
                 note: $note,
             });
         )+
