@@ -4,6 +4,8 @@
 //! equations) → `emit` (straight-line Rust through the `sym` engine's emitter).
 //! Everything below the entry point speaks `proc_macro2`, so it is unit-testable.
 mod check;
+#[cfg(test)]
+mod deep_tests;
 mod dsl;
 mod emit;
 mod errors;
