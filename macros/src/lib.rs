@@ -4,11 +4,15 @@
 //! equations) → `emit` (straight-line Rust through the `sym` engine's emitter).
 //! Everything below the entry point speaks `proc_macro2`, so it is unit-testable.
 mod check;
+#[cfg(test)]
+mod deep_tests;
 mod dsl;
 mod emit;
 mod errors;
 mod ir;
 mod lower;
+#[cfg(test)]
+mod mutation_tests;
 mod quantities;
 mod schemes;
 mod sym;
@@ -76,14 +80,18 @@ pub fn model(input: TokenStream) -> TokenStream {
 }
 
 fn expand(ast: dsl::ModelAst) -> proc_macro2::TokenStream {
+    try_expand(ast).unwrap_or_else(|e| e.to_compile_error())
+}
+
+/// The expansion, or the model's errors.
+fn try_expand(ast: dsl::ModelAst) -> syn::Result<proc_macro2::TokenStream> {
     // On error, emit the errors alone, as for a parse error: rustc then reports no
     // follow-up errors at the uses of the struct, whereas a placeholder struct without
     // the model's impls gave a cascade of "no function `new`", "`Model` is not
     // implemented", ... (pinned by tests/ui/structure/model_in_use.rs).
-    let result = lower::lower(ast).and_then(|(mut model, schemes)| {
+    lower::lower(ast).and_then(|(mut model, schemes)| {
         let quantities = quantities::Quantities::new(&mut model);
         check::check(&mut model, &quantities, &schemes)?;
         emit::expand(&mut model, &quantities, &schemes)
-    });
-    result.unwrap_or_else(|e| e.to_compile_error())
+    })
 }

@@ -192,18 +192,7 @@ impl Lowerer<'_> {
                 }
                 _ => err(u.op.span(), "only unary `-` is supported"),
             },
-            Expr::Binary(b) => {
-                let l = self.lower(&b.left, scope)?;
-                let r = self.lower(&b.right, scope)?;
-                if matches!(b.op, BinOp::Div(_)) && matches!(r, Val::S(d) if self.g.is_zero(d)) {
-                    return err(
-                        b.right.span(),
-                        "division by zero: the denominator is 0 (after simplification)",
-                    );
-                }
-                let val = self.binary(&b.op, l, r)?;
-                self.finite(val, b.span())
-            }
+            Expr::Binary(_) => self.binary_chain(e, scope),
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else {
                     return err(c.func.span(), "expected a function name");
@@ -258,6 +247,37 @@ impl Lowerer<'_> {
                 "unsupported expression; use numbers, names, + - * /, function calls and .x/.y/.z",
             ),
         }
+    }
+
+    /// A binary expression, without recursion along its left operands: `a + b + c + …`
+    /// parses as `((a + b) + c) + …`, as deep as it is long, and a potential of a few
+    /// thousand terms overflowed the stack of a proc macro built without optimisation
+    /// (a downstream crate's default). The right operands are lowered recursively (as
+    /// deep as the user's parentheses).
+    fn binary_chain(&mut self, e: &Expr, scope: Scope) -> R<Val> {
+        let mut spine = Vec::new();
+        let mut leftmost = e;
+        while let Expr::Binary(b) = leftmost {
+            spine.push(b);
+            leftmost = &b.left;
+        }
+        let mut acc = self.lower(leftmost, scope)?;
+        // `b.span()` would print the whole subexpression to find its first and last
+        // token, at every level (quadratic in the chain, and recursive): join them.
+        let first = leftmost.span();
+        for b in spine.into_iter().rev() {
+            let r = self.lower(&b.right, scope)?;
+            if matches!(b.op, BinOp::Div(_)) && matches!(r, Val::S(d) if self.g.is_zero(d)) {
+                return err(
+                    b.right.span(),
+                    "division by zero: the denominator is 0 (after simplification)",
+                );
+            }
+            let val = self.binary(&b.op, acc, r)?;
+            let span = first.join(b.right.span()).unwrap_or(first);
+            acc = self.finite(val, span)?;
+        }
+        Ok(acc)
     }
 
     fn component(&self, v: Val, idx: usize, span: Span) -> R<Val> {

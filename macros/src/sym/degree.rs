@@ -8,24 +8,46 @@ impl Graph {
     /// in them (a division by, or a transcendental function of, something that depends
     /// on them) or its degree overflows `u32`. Conservative: cancellations the
     /// simplifier missed count.
+    ///
+    /// Without recursion, however deep `e` is: the nodes below `e` are visited with an
+    /// explicit stack, and their degrees computed in increasing id order, children
+    /// before parents (the graph's invariant).
     pub fn degree(&self, e: Id, in_vars: &dyn Fn(VarId) -> bool) -> Option<u32> {
         let mut memo: Vec<Option<Option<u32>>> = vec![None; e.index() + 1];
-        self.degree_rec(e, in_vars, &mut memo)
+        let mut seen = vec![false; e.index() + 1];
+        seen[e.index()] = true;
+        let mut order = vec![e];
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            if !self.depends_on_any(x, in_vars) {
+                continue;
+            }
+            for c in self.node(x).children() {
+                if !seen[c.index()] {
+                    seen[c.index()] = true;
+                    order.push(c);
+                    stack.push(c);
+                }
+            }
+        }
+        order.sort_unstable();
+        for x in order {
+            memo[x.index()] = Some(self.degree_node(x, in_vars, &memo));
+        }
+        memo[e.index()].flatten()
     }
 
-    fn degree_rec(
+    /// The degree of one node whose children's degrees are in `memo`.
+    fn degree_node(
         &self,
         e: Id,
         in_vars: &dyn Fn(VarId) -> bool,
-        memo: &mut Vec<Option<Option<u32>>>,
+        memo: &[Option<Option<u32>>],
     ) -> Option<u32> {
-        if let Some(d) = memo[e.index()] {
-            return d;
-        }
-        let d = if !self.depends_on_any(e, in_vars) {
+        if !self.depends_on_any(e, in_vars) {
             Some(0)
         } else {
-            let mut deg = |x: Id| self.degree_rec(x, in_vars, memo);
+            let deg = |x: Id| memo[x.index()].flatten();
             match self.node(e) {
                 Node::Const(_) => Some(0),
                 Node::Var(_) => Some(1),
@@ -46,8 +68,6 @@ impl Graph {
                 Node::Func(..) => None,
                 Node::SelectLt(..) => None,
             }
-        };
-        memo[e.index()] = Some(d);
-        d
+        }
     }
 }

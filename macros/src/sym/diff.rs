@@ -1,9 +1,17 @@
 //! Symbolic differentiation with memoisation.
+use std::collections::HashSet;
+
 use super::{Func, Graph, Id, Node, VarId};
 
 impl Graph {
     /// `∂e/∂v`. Memoised per `(node, variable)`; nodes that do not depend on `v` are
     /// answered from the dependency sets without a walk.
+    ///
+    /// Without recursion, however deep `e` is (a sum of thousands of terms is a chain of
+    /// as many `Add` nodes): the nodes below `e` still to differentiate are collected
+    /// with an explicit stack, then differentiated in increasing id order, which puts
+    /// every child before its parents (the graph's invariant), so each finds its
+    /// children's derivatives in the memo.
     pub fn diff(&mut self, e: Id, v: VarId) -> Id {
         if !self.depends_on(e, v) {
             return self.zero();
@@ -11,7 +19,31 @@ impl Graph {
         if let Some(&d) = self.diff_memo.get(&(e, v)) {
             return d;
         }
-        let d = match self.node(e) {
+        let mut order = vec![e];
+        let mut seen = HashSet::from([e]);
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            for c in self.node(x).children() {
+                if self.depends_on(c, v) && !self.diff_memo.contains_key(&(c, v)) && seen.insert(c)
+                {
+                    order.push(c);
+                    stack.push(c);
+                }
+            }
+        }
+        order.sort_unstable();
+        let mut d = e;
+        for x in order {
+            d = self.diff_node(x, v);
+            self.diff_memo.insert((x, v), d);
+        }
+        // The last node in id order is `e` itself.
+        d
+    }
+
+    /// `∂e/∂v` of one node whose children's derivatives are memoised (or zero).
+    fn diff_node(&mut self, e: Id, v: VarId) -> Id {
+        match self.node(e) {
             Node::Const(_) => self.zero(),
             Node::Var(w) => {
                 if w == v {
@@ -82,9 +114,7 @@ impl Graph {
                 let (da, db) = (self.diff(a, v), self.diff(b, v));
                 self.select_lt(x, y, da, db)
             }
-        };
-        self.diff_memo.insert((e, v), d);
-        d
+        }
     }
 
     /// Gradient of `e` with respect to `vars`.

@@ -1,5 +1,5 @@
 //! Substitution of variables by expressions.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{Graph, Id, Node, VarId};
 
@@ -15,15 +15,42 @@ impl Graph {
             .collect()
     }
 
+    /// Without recursion, however deep `e` is: the nodes to rewrite are collected with an
+    /// explicit stack and rewritten in increasing id order, children before parents (the
+    /// graph's invariant), so each finds its children's images in the memo.
     fn subst_one(&mut self, e: Id, map: &HashMap<VarId, Id>, memo: &mut HashMap<Id, Id>) -> Id {
+        let affected = |g: &Graph, x: Id| g.depends_on_any(x, |v| map.contains_key(&v));
         if let Some(&r) = memo.get(&e) {
             return r;
         }
-        if !self.depends_on_any(e, |v| map.contains_key(&v)) {
+        if !affected(self, e) {
             return e;
         }
-        let mut s = |g: &mut Graph, x: Id| g.subst_one(x, map, memo);
-        let r = match self.node(e) {
+        let mut order = vec![e];
+        let mut seen = HashSet::from([e]);
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            for c in self.node(x).children() {
+                if !memo.contains_key(&c) && affected(self, c) && seen.insert(c) {
+                    order.push(c);
+                    stack.push(c);
+                }
+            }
+        }
+        order.sort_unstable();
+        let mut r = e;
+        for x in order {
+            r = self.subst_node(x, map, memo);
+            memo.insert(x, r);
+        }
+        // The last node in id order is `e` itself.
+        r
+    }
+
+    /// The image of one node whose affected children are in the memo.
+    fn subst_node(&mut self, e: Id, map: &HashMap<VarId, Id>, memo: &HashMap<Id, Id>) -> Id {
+        let s = |_: &mut Graph, x: Id| memo.get(&x).copied().unwrap_or(x);
+        match self.node(e) {
             Node::Const(_) => e,
             Node::Var(v) => map.get(&v).copied().unwrap_or(e),
             Node::Add(a, b) => {
@@ -54,8 +81,6 @@ impl Graph {
                 let (x, y, a, b) = (s(self, x), s(self, y), s(self, a), s(self, b));
                 self.select_lt(x, y, a, b)
             }
-        };
-        memo.insert(e, r);
-        r
+        }
     }
 }
