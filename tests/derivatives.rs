@@ -466,9 +466,12 @@ where
         let (dknown, dh) = (known.map(Dual64::from_re), Dual64::from_re(h));
         let where_ = || format!("{name}/{scheme} point {i} (h = {h}, {model:?})");
 
+        // The writer skips structural zeros (the elimination plan never reads them), so
+        // the matrix starts at zero: an entry it wrongly skips then differs from the
+        // oracles.
         let (mut r, mut jac) = (
             SVector::<f64, N>::from_element(f64::NAN),
-            SMatrix::<f64, N, N>::from_element(f64::NAN),
+            SMatrix::<f64, N, N>::zeros(),
         );
         DiscreteSystem::<f64, S, D, M, N>::residual_and_jacobian(
             &model,

@@ -61,6 +61,13 @@ pub mod __private {
         Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter,
     };
     pub use crate::schemes;
+    pub use crate::solve::sparse::{self, NeedsPivoting, Plan};
+
+    /// [`sparse::THRESHOLD`], for the generated static elimination steps.
+    #[inline(always)]
+    pub const fn sparse_threshold() -> f64 {
+        crate::solve::sparse::THRESHOLD
+    }
     pub use crate::solve::{StepReport, Storage, Workspace};
     pub use crate::state::{GglState, PhaseState};
     pub use crate::step::check_step;

@@ -10,6 +10,7 @@ use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
 use crate::schemes::SchemeRequest;
 
+mod elimination;
 mod kernels;
 mod model;
 mod scheme;

@@ -4,6 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::elimination::Elimination;
 use super::{block, emit, lit, private, svector, var_expr};
 use crate::errors::Errors;
 use crate::ir::Model;
@@ -119,6 +120,30 @@ fn scheme_impl(
     }
     let (stmts, vals) = (b.stmts, b.values);
     let (r_vals, j_vals) = vals.split_at(n);
+    // The Jacobian's elimination plan; with one, the writer below skips the zeros
+    // (the plan zeroes its fill itself), without one (structurally singular) it
+    // clears the whole matrix for the dense LU.
+    let elimination = Elimination::plan(n, nonzero.iter().map(|&(i, j, _)| (i, j)));
+    let this = quote!(<Self as #p::families::ggl::DiscreteSystem<T, #marker, #dl, #ml, #nl>>);
+    let (plan, clear, planned) = match &elimination {
+        Some(e) => {
+            let plan = e.tokens();
+            let methods = e.methods(&quote!(match #this::PLAN {
+                ::core::option::Option::Some(plan) => plan,
+                ::core::option::Option::None => return ::core::default::Default::default(),
+            }));
+            (
+                quote!(::core::option::Option::Some(&#plan)),
+                quote!(),
+                methods,
+            )
+        }
+        None => (
+            quote!(::core::option::Option::None),
+            quote!(#p::zero_matrix(jac);),
+            quote!(),
+        ),
+    };
     let j_writes = nonzero.iter().zip(j_vals).map(|((i, j, _), v)| {
         let (i, j) = (lit(*i), lit(*j));
         quote!(jac[#j][#i] = #v;)
@@ -170,6 +195,9 @@ fn scheme_impl(
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #p::families::ggl::DiscreteSystem<T, #marker, #dl, #ml, #nl> for #name<T> {
             const UNKNOWNS: &'static [#p::Block] = &[#(#layout),*];
+            const PLAN: ::core::option::Option<&'static #p::Plan> = #plan;
+
+            #planned
 
             fn residual_and_jacobian(
                 &self,
@@ -184,7 +212,7 @@ fn scheme_impl(
                 let x = &x.data.0[0];
                 #stmts
                 r.data.0[0] = [#(#r_vals),*];
-                #p::zero_matrix(jac);
+                #clear
                 #(#j_writes)*
             }
 

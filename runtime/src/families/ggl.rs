@@ -5,6 +5,7 @@ use nalgebra::SVector;
 
 use crate::error::SolveError;
 use crate::model::{Model, Real};
+use crate::solve::sparse::{self, NeedsPivoting, Plan};
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
 use crate::state::GglState;
 use crate::step::{Block, Guess, StepOptions, WrongLength};
@@ -20,9 +21,32 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
 {
     /// The named blocks of the unknowns, in order (`q1`, `p1`, …).
     const UNKNOWNS: &'static [Block];
+    /// The Jacobian's elimination plan, chosen by `model!` from its sparsity pattern
+    /// (see [`sparse`](crate::solve::sparse)); `None` for a structurally singular
+    /// pattern, which the dense LU then reports.
+    const PLAN: Option<&'static Plan> = None;
 
+    /// Factors the Jacobian along [`PLAN`](Self::PLAN) (see
+    /// [`NewtonSystem::factor_planned`]): `model!` emits the static steps as
+    /// straight-line code for small plans; the default follows the plan's tables.
+    fn factor_planned(
+        &self,
+        jac: &mut [[T; N]; N],
+        slot: &mut [usize; N],
+    ) -> Option<Result<(), NeedsPivoting>> {
+        Self::PLAN.map(|plan| sparse::factor(plan, jac, slot))
+    }
+    /// Solves with the factors of [`factor_planned`](Self::factor_planned).
+    fn solve_planned(&self, lu: &[[T; N]; N], slot: &[usize; N], r: &mut SVector<T, N>) {
+        match Self::PLAN {
+            Some(plan) => sparse::solve(plan, lu, slot, r),
+            None => solve::lu::solve_in_place(lu, slot, r),
+        }
+    }
     /// Writes the residual `R(known, x, h)` into `r` and `∂R/∂x` into the column-stored
-    /// `jac` (`jac[j][i] = ∂R_i/∂x_j`; every entry is written).
+    /// `jac` (`jac[j][i] = ∂R_i/∂x_j`). With a [`PLAN`](Self::PLAN) only the structural
+    /// nonzeros are written (the rest of `jac` is left as it was); without one every
+    /// entry is.
     fn residual_and_jacobian(
         &self,
         scheme: &S,
@@ -86,6 +110,16 @@ where
         self.model
             .residual_and_jacobian(self.scheme, self.h, self.known, x, r, jac);
     }
+    fn factor_planned(
+        &mut self,
+        jac: &mut [[T; N]; N],
+        slot: &mut [usize; N],
+    ) -> Option<Result<(), NeedsPivoting>> {
+        self.model.factor_planned(jac, slot)
+    }
+    fn solve_planned(&mut self, lu: &[[T; N]; N], slot: &[usize; N], r: &mut SVector<T, N>) {
+        self.model.solve_planned(lu, slot, r);
+    }
 }
 
 /// One step of a GGL scheme: Newton on the generated equations, from the scheme's
@@ -135,6 +169,8 @@ where
 {
     WrongLength::check(N, x, r, jac)?;
     ws.x.as_mut_slice().copy_from_slice(x);
+    // The writer skips structural zeros: clear them for a caller that reads them all.
+    crate::__private::zero_matrix(ws.jac.borrow_mut());
     model.residual_and_jacobian(scheme, h, state, &ws.x, &mut ws.r, ws.jac.borrow_mut());
     r.copy_from_slice(ws.r.as_slice());
     for (out, column) in jac.chunks_exact_mut(N).zip(ws.jac.borrow().iter()) {

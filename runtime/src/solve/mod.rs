@@ -3,6 +3,7 @@
 pub mod lu;
 mod newton;
 mod options;
+pub mod sparse;
 mod workspace;
 
 pub(crate) use newton::max_abs;

@@ -8,6 +8,7 @@ use crate::error::SolveError;
 use crate::model::Real;
 use crate::solve::lu;
 use crate::solve::options::{JacobianUpdate, NewtonOptions};
+use crate::solve::sparse::NeedsPivoting;
 use crate::solve::workspace::{Storage, Workspace};
 
 /// A square nonlinear system `R(x) = 0` of `N` equations, as Newton sees it.
@@ -28,6 +29,25 @@ pub trait NewtonSystem<T: Real, const N: usize> {
         let mut r = SVector::zeros();
         self.residual_and_jacobian(x, &mut r, jac);
     }
+    /// Factors `jac` along an elimination plan fixed at compile time (see
+    /// [`sparse`]), writing the unknowns' slots into `slot`; `None` if the system has
+    /// no plan (the default: Newton then uses the dense LU, and the Jacobian writers
+    /// must write every entry). With a plan the writers need only write the plan's
+    /// nonzeros; when a static pivot is too small (`Some(Err(_))`) Newton zeroes
+    /// `jac`, assembles it again and factors it with partial pivoting.
+    fn factor_planned(
+        &mut self,
+        jac: &mut [[T; N]; N],
+        slot: &mut [usize; N],
+    ) -> Option<Result<(), NeedsPivoting>> {
+        let _ = (jac, slot);
+        None
+    }
+    /// Overwrites `r` with `J⁻¹ r` from the factors of [`factor_planned`](Self::factor_planned).
+    /// Called only after it returned `Some(Ok(()))`.
+    fn solve_planned(&mut self, lu: &[[T; N]; N], slot: &[usize; N], r: &mut SVector<T, N>) {
+        lu::solve_in_place(lu, slot, r);
+    }
 }
 
 /// What a successful solve cost.
@@ -42,6 +62,10 @@ pub struct StepReport<T> {
     /// Jacobian factorisations performed (equal to `iterations` with
     /// [`JacobianUpdate::EveryIteration`], fewer when the Jacobian is reused).
     pub factorizations: u32,
+    /// Factorisations whose static elimination plan met a pivot too small for it and
+    /// were redone with partial pivoting (see [`NewtonSystem::plan`]): a slower
+    /// iteration, never a different answer.
+    pub pivoting_fallbacks: u32,
 }
 
 /// `max_i |v_i|`, or the first non-finite `|v_i|` if there is one (so NaN propagates).
@@ -106,6 +130,10 @@ pub fn solve<T: Real, const N: usize, K: Storage>(
 ) -> Result<StepReport<T>, SolveError<T>> {
     let mut iterations: u32 = 0;
     let mut factorizations: u32 = 0;
+    let mut pivoting_fallbacks: u32 = 0;
+    // Whether the factors in the workspace came from the system's plan (or from
+    // partial pivoting, with `perm`).
+    let mut planned = false;
     // Iterations the factors in the workspace have served (`None` before the first
     // factorisation), and the previous residual for the contraction and divergence
     // checks.
@@ -153,13 +181,33 @@ pub fn solve<T: Real, const N: usize, K: Storage>(
             }
         }
         if refactor {
-            if let Err(e) = lu::factor_in_place(jac, perm) {
-                return Err(match e {
-                    SolveError::SingularMatrix { column } => {
-                        SolveError::SingularJacobian { iteration, column }
+            planned = false;
+            if let Some(result) = system.factor_planned(jac, perm) {
+                if result.is_ok() {
+                    planned = true;
+                } else {
+                    // The static pivot was too small here: assemble J again, every
+                    // entry, and factor it with partial pivoting.
+                    pivoting_fallbacks = pivoting_fallbacks.saturating_add(1);
+                    for column in jac.iter_mut() {
+                        column.fill(T::zero());
                     }
-                    other => other,
-                });
+                    if fresh && options.jacobian == JacobianUpdate::Chord {
+                        system.approximate_jacobian(x, jac);
+                    } else {
+                        system.residual_and_jacobian(x, r, jac);
+                    }
+                }
+            }
+            if !planned {
+                if let Err(e) = lu::factor_in_place(jac, perm) {
+                    return Err(match e {
+                        SolveError::SingularMatrix { column } => {
+                            SolveError::SingularJacobian { iteration, column }
+                        }
+                        other => other,
+                    });
+                }
             }
             factorizations = factorizations.saturating_add(1);
             age = Some(1);
@@ -167,7 +215,11 @@ pub fn solve<T: Real, const N: usize, K: Storage>(
             age = age.map(|a| a.saturating_add(1));
         }
         // r becomes the Newton update J⁻¹ R.
-        lu::solve_in_place(jac, perm, r);
+        if planned {
+            system.solve_planned(jac, perm, r);
+        } else {
+            lu::solve_in_place(jac, perm, r);
+        }
         *x -= &*r;
         iterations = iteration;
         let before = previous.replace(residual);
@@ -181,6 +233,7 @@ pub fn solve<T: Real, const N: usize, K: Storage>(
                 iterations,
                 residual,
                 factorizations,
+                pivoting_fallbacks,
             });
         }
         if iterations >= options.max_iterations {
@@ -290,6 +343,7 @@ mod tests {
                 iterations: 1,
                 residual: 0.0,
                 factorizations: 1,
+                pivoting_fallbacks: 0,
             }
         );
         assert_eq!(x[0], 3.0);
