@@ -23,7 +23,7 @@
 //! ```
 //!
 //! In expressions, `sum(i in 0..10, expr)` (rewritten to `sum(for i in 0..10 { expr })`
-//! before syn parses them, see [`rewrite_sums`]).
+//! before syn parses them; see `rewrite_sums`).
 //!
 //! Blocks may come in any order, each at most once (`let` any number of times).
 //! Reserved for later blocks, in the same style:

@@ -54,9 +54,9 @@ use proc_macro::TokenStream;
 /// evaluated at expansion time from integer literals and the variables of the
 /// enclosing `sum`s and `for`s with `+ - * %`; a variable also reads as a number
 /// (`(i + 1) * m`). Names read `r[3].x` and `link[2]` in `COORDINATES` and
-/// `CONSTRAINTS`. A symmetry acts on every `Vec3` coordinate block (each element of a
-/// `Vec3` array is one) (`ξ_Q(q) = a × q` for
-/// `rotation(a)`, `a` for `translation(a)`); its momentum map is `J = Σ_b p_b · ξ_Q(q_b)`.
+/// `CONSTRAINTS`. A symmetry acts on every `Vec3` coordinate block, each element of a
+/// `Vec3` array included (`ξ_Q(q) = a × q` for `rotation(a)`, `a` for
+/// `translation(a)`); its momentum map is `J = Σ_b p_b · ξ_Q(q_b)`.
 ///
 /// # What it generates
 ///
