@@ -8,23 +8,28 @@
 //!                  m = 1.0, l = 1.0 }           // runtime parameters with defaults
 //!         requires { m > 0.0, l > 0.0 }         // conditions the parameters must meet
 //!         coords { r: Vec3, theta: Scalar }     // velocities are r_dot, theta_dot
+//!         coords { r: [Vec3; 10] }              // an array r[0] … r[9] (also Scalar)
 //!         invariants { pi: expr, ... }          // quadratic invariants the potential may
 //!                                               // use (EM's discrete gradient is built on them)
 //!         let name = expr;                      // a named subexpression
 //!         kinetic = expr;                       // with potential = expr; or:
 //!         lagrangian = expr;
 //!         holonomic { name: expr, ... }         // scalar- or vector-valued g(q) = 0
+//!         holonomic { link: for i in 1..10 { expr } }  // a family: link[1] … link[9]
 //!         momentum { name: rotation(e3), name: translation(e1), ... }
 //!         schemes { GglEm, GglViA }
 //!     }
 //! }
 //! ```
 //!
+//! In expressions, `sum(i in 0..10, expr)` (rewritten to `sum(for i in 0..10 { expr })`
+//! before syn parses them; see `rewrite_sums`).
+//!
 //! Blocks may come in any order, each at most once (`let` any number of times).
 //! Reserved for later blocks, in the same style:
 //! `nonholonomic { name: expr, ... }`, `forces { ... }`, `inputs { u: Vec3 }`, and the
 //! coordinate kinds `Quat`, `SO3`, `SE2`.
-use proc_macro2::Span;
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{braced, Attribute, Expr, Ident, Token, Visibility};
@@ -142,10 +147,12 @@ pub struct ParamAst {
     pub default: Expr,
 }
 
-/// `name: Kind`
+/// `name: Kind` or `name: [Kind; N]`
 pub struct CoordAst {
     pub name: Ident,
     pub kind: Ident,
+    /// The length `N` of an array of coordinates, as written.
+    pub len: Option<syn::LitInt>,
 }
 
 struct Param(ParamAst);
@@ -179,8 +186,62 @@ impl Parse for Coord {
             )));
         }
         input.parse::<Token![:]>()?;
-        let kind = input.parse()?;
-        Ok(Coord(CoordAst { name, kind }))
+        if !input.peek(syn::token::Bracket) {
+            let kind = input.parse()?;
+            return Ok(Coord(CoordAst {
+                name,
+                kind,
+                len: None,
+            }));
+        }
+        // `[Vec3; 10]`: an array of coordinates `name[0]` … `name[9]`.
+        let inner;
+        let bracket = syn::bracketed!(inner in input);
+        let kind: Ident = inner.parse()?;
+        if inner.peek(syn::token::Bracket) {
+            return Err(inner.error(
+                "arrays of arrays are not supported; declare one array per row \
+                 (`a: [Vec3; 4], b: [Vec3; 4]`) or one longer array",
+            ));
+        }
+        if !inner.peek(Token![;]) {
+            return Err(syn::Error::new(
+                if inner.is_empty() {
+                    bracket.span.close()
+                } else {
+                    inner.span()
+                },
+                format!(
+                    "expected `;` and the length after `{kind}`; an array of coordinates \
+                     is declared as `{name}: [{kind}; 10]`"
+                ),
+            ));
+        }
+        inner.parse::<Token![;]>()?;
+        if !inner.peek(syn::LitInt) {
+            return Err(syn::Error::new(
+                if inner.is_empty() {
+                    bracket.span.close()
+                } else {
+                    inner.span()
+                },
+                format!(
+                    "the length of a coordinate array is an integer literal, as in \
+                     `{name}: [{kind}; 10]`"
+                ),
+            ));
+        }
+        let len = inner.parse()?;
+        if !inner.is_empty() {
+            return Err(inner.error(format!(
+                "unexpected tokens after the length; write `{name}: [{kind}; 10]`"
+            )));
+        }
+        Ok(Coord(CoordAst {
+            name,
+            kind,
+            len: Some(len),
+        }))
     }
 }
 
@@ -240,137 +301,217 @@ fn set_once<T>(slot: &mut Option<T>, value: T, span: Span, what: &str) -> syn::R
 
 impl Parse for ModelAst {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let attrs = input.call(Attribute::parse_outer)?;
-        let vis = input.parse()?;
-        input.parse::<Token![struct]>()?;
-        let name: Ident = input.parse()?;
-        let body;
-        braced!(body in input);
-        let mut m = ModelAst {
-            attrs,
-            vis,
-            name,
-            params: Vec::new(),
-            requires: Vec::new(),
-            coords: Vec::new(),
-            lets: Vec::new(),
-            kinetic: None,
-            potential: None,
-            lagrangian: None,
-            holonomic: Vec::new(),
-            invariants: Vec::new(),
-            momentum: Vec::new(),
-            schemes: Vec::new(),
-        };
-        let (mut params, mut coords, mut holo, mut mom, mut schemes) =
-            (None, None, None, None, None);
-        let mut invariants = None;
-        let mut requires = None;
-        while !body.is_empty() {
-            let la = body.lookahead1();
-            if la.peek(kw::params) {
-                let k = body.parse::<kw::params>()?;
-                let v = braced_list::<Param>(&body)?
-                    .into_iter()
-                    .map(|p| p.0)
-                    .collect();
-                set_once(&mut params, v, k.span, "params")?;
-            } else if la.peek(kw::requires) {
-                let k = body.parse::<kw::requires>()?;
-                let v = braced_list::<Expr>(&body)?;
-                set_once(&mut requires, v, k.span, "requires")?;
-            } else if la.peek(kw::coords) {
-                let k = body.parse::<kw::coords>()?;
-                let v = braced_list::<Coord>(&body)?
-                    .into_iter()
-                    .map(|c| c.0)
-                    .collect();
-                set_once(&mut coords, v, k.span, "coords")?;
-            } else if la.peek(Token![let]) {
-                body.parse::<Token![let]>()?;
-                let name: Ident = body.parse()?;
-                let e = assigned(&body, &format!("let {name}"))?;
-                m.lets.push((name, e));
-            } else if la.peek(kw::kinetic) {
-                let k = body.parse::<kw::kinetic>()?;
-                set_once(
-                    &mut m.kinetic,
-                    (k.span, assigned(&body, "kinetic")?),
-                    k.span,
-                    "kinetic",
-                )?;
-            } else if la.peek(kw::potential) {
-                let k = body.parse::<kw::potential>()?;
-                set_once(
-                    &mut m.potential,
-                    (k.span, assigned(&body, "potential")?),
-                    k.span,
-                    "potential",
-                )?;
-            } else if la.peek(kw::lagrangian) {
-                let k = body.parse::<kw::lagrangian>()?;
-                set_once(
-                    &mut m.lagrangian,
-                    (k.span, assigned(&body, "lagrangian")?),
-                    k.span,
-                    "lagrangian",
-                )?;
-            } else if la.peek(kw::holonomic) {
-                let k = body.parse::<kw::holonomic>()?;
-                let v = braced_list::<Named>(&body)?
-                    .into_iter()
-                    .map(|n| (n.0, n.1))
-                    .collect();
-                set_once(&mut holo, v, k.span, "holonomic")?;
-            } else if la.peek(kw::invariants) {
-                let k = body.parse::<kw::invariants>()?;
-                let v = braced_list::<Named>(&body)?
-                    .into_iter()
-                    .map(|n| (n.0, n.1))
-                    .collect();
-                set_once(&mut invariants, v, k.span, "invariants")?;
-            } else if la.peek(kw::momentum) {
-                let k = body.parse::<kw::momentum>()?;
-                let v = braced_list::<Named>(&body)?
-                    .into_iter()
-                    .map(|n| (n.0, n.1))
-                    .collect();
-                set_once(&mut mom, v, k.span, "momentum")?;
-            } else if la.peek(kw::schemes) {
-                let k = body.parse::<kw::schemes>()?;
-                let v = braced_list::<SchemeAst>(&body)?;
-                set_once(&mut schemes, v, k.span, "schemes")?;
-            } else {
-                // error: `forces` blocks are not supported yet; a model body contains ...
-                //   --> tests/ui/parse/unknown_block.rs
-                //    |     forces { ... }
-                //    |     ^^^^^^
-                let msg = match body.fork().parse::<Ident>() {
-                    Ok(id) if RESERVED.contains(&id.to_string().as_str()) => {
-                        format!(
-                            "`{id}` blocks are not supported yet; a model body contains {BLOCKS}"
-                        )
-                    }
-                    Ok(id) => {
-                        let name = id.to_string();
-                        let alias = ALIASES.iter().find(|(a, _)| *a == name).map(|(_, w)| w);
-                        let typo = alias.or_else(|| BLOCK_WORDS.iter().find(|w| is_typo(&name, w)));
-                        let hint =
-                            typo.map_or_else(String::new, |w| format!(" (did you mean `{w}`?)"));
-                        format!("unknown block `{id}`{hint}; a model body contains {BLOCKS}")
-                    }
-                    Err(_) => format!("expected {BLOCKS} in the body of a model"),
-                };
-                return Err(syn::Error::new(body.span(), msg));
-            }
-        }
-        m.params = params.unwrap_or_default();
-        m.requires = requires.unwrap_or_default();
-        m.coords = coords.unwrap_or_default();
-        m.holonomic = holo.unwrap_or_default();
-        m.momentum = mom.unwrap_or_default();
-        m.invariants = invariants.unwrap_or_default();
-        m.schemes = schemes.unwrap_or_default();
-        Ok(m)
+        let tokens = rewrite_sums(input.parse::<TokenStream>()?)?;
+        syn::parse::Parser::parse2(parse_model, tokens)
     }
+}
+
+/// `sum(i in 0..10, body)` is not Rust syntax, which syn parses: before parsing, its
+/// arguments become `for i in 0..10 { body }`, a `for` expression (the form a
+/// constraint family is written in) that `lower` sums. Every token keeps its span.
+fn rewrite_sums(tokens: TokenStream) -> syn::Result<TokenStream> {
+    let mut out = Vec::new();
+    let mut after_sum = false;
+    for tt in tokens {
+        let tt = match tt {
+            TokenTree::Group(g) => {
+                let mut inner = rewrite_sums(g.stream())?;
+                if after_sum && g.delimiter() == Delimiter::Parenthesis {
+                    inner = sum_arguments(inner, g.span_close())?;
+                }
+                let mut group = Group::new(g.delimiter(), inner);
+                group.set_span(g.span());
+                TokenTree::Group(group)
+            }
+            other => other,
+        };
+        after_sum = matches!(&tt, TokenTree::Ident(id) if id == "sum");
+        out.push(tt);
+    }
+    Ok(out.into_iter().collect())
+}
+
+/// The arguments of `sum(...)`: `i in RANGE, BODY` becomes `for i in RANGE { BODY }`;
+/// anything else is left for `lower` to judge.
+fn sum_arguments(args: TokenStream, close: Span) -> syn::Result<TokenStream> {
+    const FORM: &str = "`sum(i in 0..10, expression)`";
+    let tokens: Vec<TokenTree> = args.clone().into_iter().collect();
+    let is_comma = |t: &TokenTree| matches!(t, TokenTree::Punct(p) if p.as_char() == ',');
+    let is_in = |t: &TokenTree| matches!(t, TokenTree::Ident(id) if id == "in");
+    let Some(at) = tokens.iter().take_while(|t| !is_comma(t)).position(is_in) else {
+        return Ok(args);
+    };
+    let (1, TokenTree::Ident(var)) = (at, &tokens[0]) else {
+        return Err(syn::Error::new(
+            tokens[0].span(),
+            format!("the index of a `sum` is a plain name such as `i`: {FORM}"),
+        ));
+    };
+    let in_token = &tokens[1];
+    let Some(comma) = tokens.iter().position(is_comma) else {
+        // error: expected `,` and the expression to add after the range …
+        return Err(syn::Error::new(
+            close,
+            format!("expected `,` and the expression to add after the range: {FORM}"),
+        ));
+    };
+    if comma == 2 {
+        return Err(syn::Error::new(
+            in_token.span(),
+            format!("expected a range such as `0..10` after `in`: {FORM}"),
+        ));
+    }
+    let mut body = &tokens[comma + 1..];
+    if body.last().is_some_and(is_comma) {
+        body = &body[..body.len() - 1];
+    }
+    if body.is_empty() {
+        return Err(syn::Error::new(
+            tokens[comma].span(),
+            format!("expected the expression to add after `,`: {FORM}"),
+        ));
+    }
+    if let Some(extra) = body.iter().find(|t| is_comma(t)) {
+        return Err(syn::Error::new(
+            extra.span(),
+            format!("`sum` takes a range and one expression: {FORM}"),
+        ));
+    }
+    let mut block = Group::new(Delimiter::Brace, body.iter().cloned().collect());
+    block.set_span(body[0].span());
+    let mut out = vec![TokenTree::Ident(Ident::new("for", var.span()))];
+    out.extend(tokens[..comma].iter().cloned());
+    out.push(TokenTree::Group(block));
+    Ok(out.into_iter().collect())
+}
+
+fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
+    let attrs = input.call(Attribute::parse_outer)?;
+    let vis = input.parse()?;
+    input.parse::<Token![struct]>()?;
+    let name: Ident = input.parse()?;
+    let body;
+    braced!(body in input);
+    let mut m = ModelAst {
+        attrs,
+        vis,
+        name,
+        params: Vec::new(),
+        requires: Vec::new(),
+        coords: Vec::new(),
+        lets: Vec::new(),
+        kinetic: None,
+        potential: None,
+        lagrangian: None,
+        holonomic: Vec::new(),
+        invariants: Vec::new(),
+        momentum: Vec::new(),
+        schemes: Vec::new(),
+    };
+    let (mut params, mut coords, mut holo, mut mom, mut schemes) = (None, None, None, None, None);
+    let mut invariants = None;
+    let mut requires = None;
+    while !body.is_empty() {
+        let la = body.lookahead1();
+        if la.peek(kw::params) {
+            let k = body.parse::<kw::params>()?;
+            let v = braced_list::<Param>(&body)?
+                .into_iter()
+                .map(|p| p.0)
+                .collect();
+            set_once(&mut params, v, k.span, "params")?;
+        } else if la.peek(kw::requires) {
+            let k = body.parse::<kw::requires>()?;
+            let v = braced_list::<Expr>(&body)?;
+            set_once(&mut requires, v, k.span, "requires")?;
+        } else if la.peek(kw::coords) {
+            let k = body.parse::<kw::coords>()?;
+            let v = braced_list::<Coord>(&body)?
+                .into_iter()
+                .map(|c| c.0)
+                .collect();
+            set_once(&mut coords, v, k.span, "coords")?;
+        } else if la.peek(Token![let]) {
+            body.parse::<Token![let]>()?;
+            let name: Ident = body.parse()?;
+            let e = assigned(&body, &format!("let {name}"))?;
+            m.lets.push((name, e));
+        } else if la.peek(kw::kinetic) {
+            let k = body.parse::<kw::kinetic>()?;
+            set_once(
+                &mut m.kinetic,
+                (k.span, assigned(&body, "kinetic")?),
+                k.span,
+                "kinetic",
+            )?;
+        } else if la.peek(kw::potential) {
+            let k = body.parse::<kw::potential>()?;
+            set_once(
+                &mut m.potential,
+                (k.span, assigned(&body, "potential")?),
+                k.span,
+                "potential",
+            )?;
+        } else if la.peek(kw::lagrangian) {
+            let k = body.parse::<kw::lagrangian>()?;
+            set_once(
+                &mut m.lagrangian,
+                (k.span, assigned(&body, "lagrangian")?),
+                k.span,
+                "lagrangian",
+            )?;
+        } else if la.peek(kw::holonomic) {
+            let k = body.parse::<kw::holonomic>()?;
+            let v = braced_list::<Named>(&body)?
+                .into_iter()
+                .map(|n| (n.0, n.1))
+                .collect();
+            set_once(&mut holo, v, k.span, "holonomic")?;
+        } else if la.peek(kw::invariants) {
+            let k = body.parse::<kw::invariants>()?;
+            let v = braced_list::<Named>(&body)?
+                .into_iter()
+                .map(|n| (n.0, n.1))
+                .collect();
+            set_once(&mut invariants, v, k.span, "invariants")?;
+        } else if la.peek(kw::momentum) {
+            let k = body.parse::<kw::momentum>()?;
+            let v = braced_list::<Named>(&body)?
+                .into_iter()
+                .map(|n| (n.0, n.1))
+                .collect();
+            set_once(&mut mom, v, k.span, "momentum")?;
+        } else if la.peek(kw::schemes) {
+            let k = body.parse::<kw::schemes>()?;
+            let v = braced_list::<SchemeAst>(&body)?;
+            set_once(&mut schemes, v, k.span, "schemes")?;
+        } else {
+            // error: `forces` blocks are not supported yet; a model body contains ...
+            //   --> tests/ui/parse/unknown_block.rs
+            //    |     forces { ... }
+            //    |     ^^^^^^
+            let msg = match body.fork().parse::<Ident>() {
+                Ok(id) if RESERVED.contains(&id.to_string().as_str()) => {
+                    format!("`{id}` blocks are not supported yet; a model body contains {BLOCKS}")
+                }
+                Ok(id) => {
+                    let name = id.to_string();
+                    let alias = ALIASES.iter().find(|(a, _)| *a == name).map(|(_, w)| w);
+                    let typo = alias.or_else(|| BLOCK_WORDS.iter().find(|w| is_typo(&name, w)));
+                    let hint = typo.map_or_else(String::new, |w| format!(" (did you mean `{w}`?)"));
+                    format!("unknown block `{id}`{hint}; a model body contains {BLOCKS}")
+                }
+                Err(_) => format!("expected {BLOCKS} in the body of a model"),
+            };
+            return Err(syn::Error::new(body.span(), msg));
+        }
+    }
+    m.params = params.unwrap_or_default();
+    m.requires = requires.unwrap_or_default();
+    m.coords = coords.unwrap_or_default();
+    m.holonomic = holo.unwrap_or_default();
+    m.momentum = mom.unwrap_or_default();
+    m.invariants = invariants.unwrap_or_default();
+    m.schemes = schemes.unwrap_or_default();
+    Ok(m)
 }

@@ -32,10 +32,12 @@ use proc_macro::TokenStream;
 ///                  m = 1.0, l = 1.0 }       runtime parameters: pub fields of type T
 ///         requires { m > 0.0, l > 0.0 }     conditions on them, checked before each step
 ///         coords { r: Vec3, s: Scalar }     velocities are r_dot, s_dot
+///         coords { r: [Vec3; 10] }          an array: r[0] … r[9], velocities r_dot[i]
 ///         let name = expr;                  a named subexpression, any number
 ///         kinetic = expr;                   with an optional potential = expr;
 ///         lagrangian = expr;                … or the Lagrangian itself
 ///         holonomic { name: expr, ... }     g(q) = 0, scalar or vector valued
+///         holonomic { link: for i in 1..10 { expr } }   a family: link[1] … link[9]
 ///         momentum { name: rotation(e3), name: translation(e1) }
 ///         schemes { GglEm, GglViA }
 ///     }
@@ -46,8 +48,15 @@ use proc_macro::TokenStream;
 /// `cross(a, b)`, `norm(a)`, `norm_squared(a)`, `vec3(x, y, z)`, `diag(a, b, c)` (a
 /// matrix; `M * v`), components `.x .y .z` or `[i]`, and `powi, sqrt, sin, cos, tan,
 /// exp, ln` as functions or methods (`x.powi(2)`). Built-ins: `e1 e2 e3` (unit vectors)
-/// and `pi`. A symmetry acts on every `Vec3` coordinate block (`ξ_Q(q) = a × q` for
-/// `rotation(a)`, `a` for `translation(a)`); its momentum map is `J = Σ_b p_b · ξ_Q(q_b)`.
+/// and `pi`. `sum(i in 0..10, expr)` adds `expr` over the indices (`a..=b` includes
+/// `b`; sums nest, and an inner range may depend on an outer index, `j in i + 1..10`,
+/// adding nothing where it is empty). Indices (`r[i - 1]`, a range's bounds) are
+/// evaluated at expansion time from integer literals and the variables of the
+/// enclosing `sum`s and `for`s with `+ - * %`; a variable also reads as a number
+/// (`(i + 1) * m`). Names read `r[3].x` and `link[2]` in `COORDINATES` and
+/// `CONSTRAINTS`. A symmetry acts on every `Vec3` coordinate block, each element of a
+/// `Vec3` array included (`ξ_Q(q) = a × q` for `rotation(a)`, `a` for
+/// `translation(a)`); its momentum map is `J = Σ_b p_b · ξ_Q(q_b)`.
 ///
 /// # What it generates
 ///

@@ -15,13 +15,14 @@ use proc_macro2::{Delimiter, Group, Ident, Spacing, Span, TokenStream, TokenTree
 
 use crate::dsl::ModelAst;
 
-const MODELS: [(&str, &str); 3] = [
+const MODELS: [(&str, &str); 4] = [
     ("pendulum", include_str!("../../models/src/pendulum.rs")),
     ("top", include_str!("../../models/src/top.rs")),
     (
         "four_particles",
         include_str!("../../models/src/four_particles.rs"),
     ),
+    ("chain", include_str!("../../models/src/chain.rs")),
 ];
 
 /// Variants drawn per model and class (duplicates of an earlier variant are skipped);

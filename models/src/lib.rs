@@ -1,5 +1,6 @@
 //! Every model of the livens seed papers, declared with `model!`, with the papers'
-//! parameters and consistent initial states. One model per file; the doc is the physics.
+//! parameters and consistent initial states, and a ten-link chain declared through the
+//! DSL's repetition. One model per file; the doc is the physics.
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -7,10 +8,12 @@
 // runtime directly (the facade depends on this crate), so alias it.
 extern crate livens_runtime as livens;
 
+mod chain;
 mod four_particles;
 mod pendulum;
 mod top;
 
+pub use chain::Chain10;
 pub use four_particles::FourParticles;
 pub use pendulum::Pendulum3d;
 pub use top::LagrangeTop;

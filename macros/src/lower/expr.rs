@@ -2,18 +2,20 @@
 //! shape checking and scope rules. Every error points at the user's token.
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{BinOp, Expr, Ident, Lit, Member, UnOp};
+use syn::{BinOp, Expr, ExprForLoop, Ident, Lit, Member, UnOp};
 
 use super::names::{closest, did_you_mean, Kind, Names, POISONED};
 use crate::ir::{Role, Symmetry};
 use crate::sym::{Func, Graph, Id, VarId};
 
-/// A lowered value: a scalar, a vector or a (row-major) matrix of graph nodes.
+/// A lowered value: a scalar, a vector or a (row-major) matrix of graph nodes, or an
+/// array of coordinates (`r: [Vec3; 10]`), which only an index (`r[i]`) may take apart.
 #[derive(Clone, Debug)]
 pub enum Val {
     S(Id),
     V(Vec<Id>),
     M(usize, usize, Vec<Id>),
+    A(Vec<Val>),
 }
 
 impl Val {
@@ -22,9 +24,38 @@ impl Val {
             Val::S(_) => "a scalar".into(),
             Val::V(v) => format!("a {}-vector", v.len()),
             Val::M(r, c, _) => format!("a {r}×{c} matrix"),
+            Val::A(items) => format!("an array of {} {}", items.len(), element_kind(items)),
+        }
+    }
+
+    /// Every graph node of the value.
+    fn ids(&self) -> Vec<Id> {
+        match self {
+            Val::S(x) => vec![*x],
+            Val::V(xs) | Val::M(_, _, xs) => xs.clone(),
+            Val::A(items) => items.iter().flat_map(Val::ids).collect(),
         }
     }
 }
+
+/// What an array holds, in the plural, for messages.
+fn element_kind(items: &[Val]) -> String {
+    match items.first() {
+        Some(Val::S(_)) => "scalars".into(),
+        Some(Val::V(v)) => format!("{}-vectors", v.len()),
+        _ => "values".into(),
+    }
+}
+
+/// Largest number of terms of a `sum` or members of a constraint family, and of
+/// elements of a coordinate array: far beyond any model whose step equations fit the
+/// schemes' budget, and small enough that a typo (`0..100000000`) fails at once
+/// instead of expanding for minutes.
+pub const MAX_REPEAT: i64 = 10_000;
+
+/// What an index may be made of, for messages.
+const INDEX_RULE: &str = "an index is computed at compile time from integer literals and \
+    the variables of the enclosing `sum(i in ..)` or `for i in ..`, with + - * %";
 
 /// What an expression may refer to.
 #[derive(Clone, Copy)]
@@ -47,6 +78,9 @@ pub struct Lowerer<'a> {
     /// The velocity variables, to catch velocities that reach a holonomic constraint
     /// through a `let`.
     pub velocities: Vec<VarId>,
+    /// The variables of the enclosing `sum`s and `for`s and their current values,
+    /// innermost last.
+    pub indices: Vec<(String, i64)>,
 }
 
 pub type R<T> = syn::Result<T>;
@@ -118,11 +152,8 @@ impl Lowerer<'_> {
     }
 
     fn depends_on_velocities(&self, val: &Val) -> bool {
-        let ids = match val {
-            Val::S(x) => std::slice::from_ref(x),
-            Val::V(xs) | Val::M(_, _, xs) => xs.as_slice(),
-        };
-        ids.iter()
+        val.ids()
+            .iter()
             .any(|&x| self.g.depends_on_any(x, |v| self.velocities.contains(&v)))
     }
 
@@ -130,10 +161,7 @@ impl Lowerer<'_> {
     /// to a finite number (`1e300 * 1e300`, `sqrt(-1.0)`, `ln(0.0)`): generated code
     /// would compute an infinity or a NaN there at every call.
     fn finite(&self, val: Val, span: proc_macro2::Span) -> R<Val> {
-        let ids = match &val {
-            Val::S(x) => std::slice::from_ref(x),
-            Val::V(xs) | Val::M(_, _, xs) => xs.as_slice(),
-        };
+        let ids = val.ids();
         let unfolded = |&id: &Id| {
             let node = self.g.node(id);
             let mut children = node.children().peekable();
@@ -180,7 +208,28 @@ impl Lowerer<'_> {
                 ),
             },
             Expr::Path(p) => match p.path.get_ident() {
-                Some(id) => self.lookup(id, scope),
+                Some(id) => {
+                    if let Some(k) = self.index_value(id) {
+                        // The variable of an enclosing `sum` or `for`, as a number.
+                        #[allow(clippy::cast_precision_loss)]
+                        return Ok(Val::S(self.g.constant(k as f64)));
+                    }
+                    match self.lookup(id, scope)? {
+                        // error: `r` is an array of 10 3-vectors; use one element …
+                        Val::A(items) => err(
+                            id.span(),
+                            format!(
+                                "`{id}` is an array of {} {}; use one element, `{id}[0]` to \
+                                 `{id}[{}]`, or add them with `sum(i in 0..{}, ... {id}[i] ...)`",
+                                items.len(),
+                                element_kind(&items),
+                                items.len().saturating_sub(1),
+                                items.len()
+                            ),
+                        ),
+                        val => Ok(val),
+                    }
+                }
                 None => err(p.span(), "expected a single name"),
             },
             Expr::Paren(p) => self.lower(&p.expr, scope),
@@ -188,7 +237,7 @@ impl Lowerer<'_> {
             Expr::Unary(u) => match u.op {
                 UnOp::Neg(_) => {
                     let v = self.lower(&u.expr, scope)?;
-                    Ok(self.map(v, |g, x| g.neg(x)))
+                    Ok(self.map(v, &|g, x| g.neg(x)))
                 }
                 _ => err(u.op.span(), "only unary `-` is supported"),
             },
@@ -200,6 +249,12 @@ impl Lowerer<'_> {
                 let Some(f) = p.path.get_ident() else {
                     return err(p.span(), "expected a function name");
                 };
+                if f == "sum" {
+                    return match c.args.first() {
+                        Some(Expr::ForLoop(family)) if c.args.len() == 1 => self.sum(family, scope),
+                        _ => err(c.span(), SUM_FORM),
+                    };
+                }
                 let args = c
                     .args
                     .iter()
@@ -237,11 +292,24 @@ impl Lowerer<'_> {
                 self.component(v, idx, f.member.span())
             }
             Expr::Index(i) => {
-                let v = self.lower(&i.expr, scope)?;
-                let idx = usize::try_from(int_literal(&i.index)?)
-                    .map_err(|_| syn::Error::new(i.index.span(), "an index cannot be negative"))?;
-                self.component(v, idx, i.index.span())
+                // An array is a value only here, where the index takes it apart.
+                let (v, name) = match &*i.expr {
+                    Expr::Path(p) => match p.path.get_ident() {
+                        Some(id) if self.index_value(id).is_none() => {
+                            (self.lookup(id, scope)?, Some(id))
+                        }
+                        _ => (self.lower(&i.expr, scope)?, None),
+                    },
+                    base => (self.lower(base, scope)?, None),
+                };
+                let k = self.index(&i.index)?;
+                self.element(v, k, name, &i.index)
             }
+            Expr::ForLoop(f) => err(
+                f.for_token.span,
+                "a `for` family is an entry of `holonomic` (`link: for i in 1..10 { ... }`, \
+                 one constraint per index); to add terms, write `sum(i in 0..10, ...)`",
+            ),
             other => err(
                 other.span(),
                 "unsupported expression; use numbers, names, + - * /, function calls and .x/.y/.z",
@@ -280,6 +348,304 @@ impl Lowerer<'_> {
         Ok(acc)
     }
 
+    /// The value of the variable `id` of an enclosing `sum` or `for`.
+    fn index_value(&self, id: &Ident) -> Option<i64> {
+        self.indices
+            .iter()
+            .rev()
+            .find(|(name, _)| id == name)
+            .map(|&(_, k)| k)
+    }
+
+    /// `" at i = 3, j = 4"`: the values of the enclosing indices, for messages about
+    /// one term of a `sum` or member of a family.
+    fn at(&self) -> String {
+        if self.indices.is_empty() {
+            return String::new();
+        }
+        let values: Vec<String> = self
+            .indices
+            .iter()
+            .map(|(name, k)| format!("{name} = {k}"))
+            .collect();
+        format!(" (at {})", values.join(", "))
+    }
+
+    /// An index, evaluated now: integer literals and the variables of the enclosing
+    /// `sum`s and `for`s with `+ - * %`.
+    pub fn index(&self, e: &Expr) -> R<i64> {
+        let overflow = |span: Span| syn::Error::new(span, "this index overflows a 64-bit integer");
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                Lit::Int(i) => i.base10_parse::<i64>().map_err(|_| overflow(i.span())),
+                // error: an index is an integer, found `1.0`; write `1` …
+                Lit::Float(f) => {
+                    let hint = match f.base10_parse::<f64>() {
+                        #[allow(clippy::cast_possible_truncation)]
+                        Ok(x) if x.fract() == 0.0 && x.abs() < 1e15 => {
+                            format!("; write `{}`", x as i64)
+                        }
+                        _ => String::new(),
+                    };
+                    err(
+                        f.span(),
+                        format!("an index is an integer, found `{f}`{hint}"),
+                    )
+                }
+                other => err(
+                    l.span(),
+                    format!(
+                        "an index is an integer, found `{}`",
+                        quote::ToTokens::to_token_stream(other)
+                    ),
+                ),
+            },
+            Expr::Path(p) => {
+                let Some(id) = p.path.get_ident() else {
+                    return err(p.span(), format!("expected an index; {INDEX_RULE}"));
+                };
+                if let Some(k) = self.index_value(id) {
+                    return Ok(k);
+                }
+                let name = id.to_string();
+                let what = match self.names.env.get(&name).map(|s| s.kind) {
+                    Some(Kind::Param) => format!("`{name}` is a parameter, not an index"),
+                    Some(Kind::Coord) => format!("`{name}` is a coordinate, not an index"),
+                    Some(Kind::Velocity) => format!("`{name}` is a velocity, not an index"),
+                    Some(Kind::Let) => format!("`{name}` is a `let`, not an index"),
+                    Some(Kind::Invariant) => format!("`{name}` is an invariant, not an index"),
+                    Some(Kind::Builtin) => format!("`{name}` is a built-in, not an index"),
+                    None if self.names.poisoned.contains(&name) => return err(id.span(), POISONED),
+                    None if self.indices.is_empty() => format!(
+                        "unknown index `{name}`: no enclosing `sum(i in ..)` or `for i in ..` \
+                         declares it"
+                    ),
+                    None => {
+                        let bound = self.indices.iter().map(|(n, _)| n.as_str());
+                        format!(
+                            "unknown index `{name}`{}",
+                            did_you_mean(closest(&name, bound))
+                        )
+                    }
+                };
+                err(id.span(), format!("{what}; {INDEX_RULE}"))
+            }
+            Expr::Paren(p) => self.index(&p.expr),
+            Expr::Group(g) => self.index(&g.expr),
+            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => self
+                .index(&u.expr)?
+                .checked_neg()
+                .ok_or_else(|| overflow(u.span())),
+            Expr::Binary(b) => {
+                let (l, r) = (self.index(&b.left)?, self.index(&b.right)?);
+                let value = match b.op {
+                    BinOp::Add(_) => l.checked_add(r),
+                    BinOp::Sub(_) => l.checked_sub(r),
+                    BinOp::Mul(_) => l.checked_mul(r),
+                    BinOp::Rem(_) if r == 0 => {
+                        return err(b.right.span(), format!("remainder by zero{}", self.at()))
+                    }
+                    BinOp::Rem(_) => l.checked_rem_euclid(r),
+                    _ => {
+                        return err(
+                            b.op.span(),
+                            format!("indices support + - * % only; {INDEX_RULE}"),
+                        )
+                    }
+                };
+                value.ok_or_else(|| overflow(b.op.span()))
+            }
+            other => err(other.span(), format!("expected an index; {INDEX_RULE}")),
+        }
+    }
+
+    /// Element `k` of an array, or component `k` of a vector.
+    fn element(&self, v: Val, k: i64, name: Option<&Ident>, index_expr: &Expr) -> R<Val> {
+        // The whole index, `i + 1`, not only its first token.
+        let err = |msg: String| Err(syn::Error::new_spanned(index_expr, msg));
+        let index = format!("index {k}{}", self.at());
+        let hint = if self.indices.is_empty() {
+            ""
+        } else {
+            "; check the range of the enclosing `sum` or `for` against the index"
+        };
+        let name = name.map_or_else(String::new, |n| format!("`{n}`, "));
+        match v {
+            Val::A(items) => match usize::try_from(k).ok().and_then(|k| items.get(k)) {
+                Some(item) => Ok(item.clone()),
+                // error: index 10 (at i = 9) is out of range for `r`, an array of 10 …
+                None => err(format!(
+                    "{index} is out of range for {name}an array of {} {} with indices 0 \
+                         to {}{hint}",
+                    items.len(),
+                    element_kind(&items),
+                    items.len().saturating_sub(1)
+                )),
+            },
+            Val::V(items) => match usize::try_from(k).ok().and_then(|k| items.get(k)) {
+                Some(&x) => Ok(Val::S(x)),
+                None => err(format!(
+                    "{index} is out of range for {name}a {}-vector with components 0 to \
+                         {} (or .x .y .z){hint}",
+                    items.len(),
+                    items.len().saturating_sub(1)
+                )),
+            },
+            other => err(format!(
+                "cannot index {name}{}: only arrays of coordinates (declared \
+                     `r: [Vec3; 10]`, used as `r[i]`) and vectors (`v[2]`) have elements",
+                other.shape()
+            )),
+        }
+    }
+
+    /// The variable, range and body of `for i in a..b { body }` (also the form of
+    /// `sum(i in a..b, body)`), after checking them. A range whose emptiness does not
+    /// depend on an enclosing index is an error; inside a `sum` or `for`, an empty
+    /// range has no terms (`sum(j in i + 1..n, ...)` at `i = n - 1`).
+    pub fn family<'e>(&self, f: &'e ExprForLoop) -> R<(String, std::ops::Range<i64>, &'e Expr)> {
+        if let Some(label) = &f.label {
+            return err(label.name.span(), "a `sum` or `for` family takes no label");
+        }
+        let var = match &*f.pat {
+            syn::Pat::Ident(p)
+                if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() =>
+            {
+                &p.ident
+            }
+            pat => {
+                return err(
+                    pat.span(),
+                    "the index of a `sum` or `for` is a plain name such as `i`",
+                )
+            }
+        };
+        let name = var.to_string();
+        // error: the index `m` shadows the parameter `m` …
+        let shadowed = match self.names.env.get(&name).map(|s| s.kind) {
+            _ if self.index_value(var).is_some() => {
+                Some("the index of an enclosing `sum` or `for`")
+            }
+            Some(Kind::Param) => Some("the parameter"),
+            Some(Kind::Coord) => Some("the coordinate"),
+            Some(Kind::Velocity) => Some("the velocity"),
+            Some(Kind::Let) => Some("the `let`"),
+            Some(Kind::Invariant) => Some("the invariant"),
+            Some(Kind::Builtin) => Some("the built-in"),
+            None if self.names.poisoned.contains(&name) => Some("the declaration"),
+            None => None,
+        };
+        if let Some(what) = shadowed {
+            return err(
+                var.span(),
+                format!(
+                    "the index `{name}` shadows {what} `{name}`; choose a name the model does \
+                     not declare, such as `i`, `j` or `k`"
+                ),
+            );
+        }
+        let range = self.range(&f.expr)?;
+        if range.is_empty() && self.indices.is_empty() {
+            // error: the range 5..5 is empty …
+            return Err(syn::Error::new_spanned(
+                &f.expr,
+                format!(
+                    "the range {}..{} is empty: it has no indices, so the `sum` or family \
+                     would have no terms; the end is exclusive (`0..10` is 0 to 9)",
+                    range.start, range.end
+                ),
+            ));
+        }
+        if range.end.saturating_sub(range.start) > MAX_REPEAT {
+            return Err(syn::Error::new_spanned(
+                &f.expr,
+                format!(
+                    "the range {}..{} has more than {MAX_REPEAT} indices; a model this large \
+                     is beyond what the schemes can expand",
+                    range.start, range.end
+                ),
+            ));
+        }
+        match f.body.stmts.as_slice() {
+            [syn::Stmt::Expr(body, None)] => Ok((name, range, body)),
+            _ => err(
+                f.body.brace_token.span.join(),
+                "the body of a `sum` or `for` family is one expression, without `;`",
+            ),
+        }
+    }
+
+    /// `a..b` or `a..=b`, as a half-open range.
+    fn range(&self, e: &Expr) -> R<std::ops::Range<i64>> {
+        let expected = "expected a range of indices such as `0..10` (0 to 9) or `1..=9`";
+        match e {
+            Expr::Paren(p) => self.range(&p.expr),
+            Expr::Group(g) => self.range(&g.expr),
+            Expr::Range(r) => {
+                let (Some(start), Some(end)) = (&r.start, &r.end) else {
+                    return err(
+                        r.span(),
+                        format!("{expected}; a range of indices has both ends"),
+                    );
+                };
+                let (start, end) = (self.index(start)?, self.index(end)?);
+                let end = match r.limits {
+                    syn::RangeLimits::HalfOpen(_) => end,
+                    syn::RangeLimits::Closed(_) => end.checked_add(1).ok_or_else(|| {
+                        syn::Error::new(r.span(), "this index overflows a 64-bit integer")
+                    })?,
+                };
+                Ok(start..end)
+            }
+            other => err(other.span(), expected),
+        }
+    }
+
+    /// `sum(i in a..b, body)`: the terms, added (an empty inner sum is 0).
+    fn sum(&mut self, f: &ExprForLoop, scope: Scope) -> R<Val> {
+        let (var, range, body) = self.family(f)?;
+        let mut terms = Vec::new();
+        for k in range {
+            self.indices.push((var.clone(), k));
+            let term = self.lower(body, scope);
+            self.indices.pop();
+            terms.push((k, term?));
+        }
+        let Some((k0, first)) = terms.first() else {
+            return Ok(Val::S(self.g.zero()));
+        };
+        let mut acc = first.ids();
+        let shape = first.shape();
+        let mut columns: Vec<Vec<Id>> = acc.iter().map(|&x| vec![x]).collect();
+        for (k, term) in &terms[1..] {
+            let ids = term.ids();
+            if term.shape() != shape || ids.len() != columns.len() {
+                // error: the terms of this sum have different shapes …
+                return err(
+                    body.span(),
+                    format!(
+                        "the terms of this sum have different shapes: {shape} at {var} = {k0}, \
+                         {} at {var} = {k}",
+                        term.shape()
+                    ),
+                );
+            }
+            for (column, x) in columns.iter_mut().zip(ids) {
+                column.push(x);
+            }
+        }
+        acc.clear();
+        for column in columns {
+            acc.push(self.g.sum(column));
+        }
+        Ok(match first {
+            Val::S(_) => Val::S(acc[0]),
+            Val::V(_) => Val::V(acc),
+            Val::M(r, c, _) => Val::M(*r, *c, acc),
+            Val::A(_) => return err(body.span(), "a sum adds scalars, vectors or matrices"),
+        })
+    }
+
     fn component(&self, v: Val, idx: usize, span: Span) -> R<Val> {
         match v {
             Val::V(items) if idx < items.len() => Ok(Val::S(items[idx])),
@@ -287,11 +653,12 @@ impl Lowerer<'_> {
         }
     }
 
-    fn map(&mut self, v: Val, f: impl Fn(&mut Graph, Id) -> Id) -> Val {
+    fn map(&mut self, v: Val, f: &impl Fn(&mut Graph, Id) -> Id) -> Val {
         match v {
             Val::S(x) => Val::S(f(self.g, x)),
             Val::V(xs) => Val::V(xs.into_iter().map(|x| f(self.g, x)).collect()),
             Val::M(r, c, xs) => Val::M(r, c, xs.into_iter().map(|x| f(self.g, x)).collect()),
+            Val::A(items) => Val::A(items.into_iter().map(|v| self.map(v, f)).collect()),
         }
     }
 
@@ -336,7 +703,7 @@ impl Lowerer<'_> {
                     span,
                     "division by zero: the denominator is 0 (after simplification)",
                 ),
-                Val::S(d) => Ok(self.map(l, |g, x| g.div(x, d))),
+                Val::S(d) => Ok(self.map(l, &|g, x| g.div(x, d))),
                 r => err(span, format!("cannot divide by {}", r.shape())),
             },
             _ => err(span, "only + - * / are supported; use .powi(n) for powers"),
@@ -345,8 +712,8 @@ impl Lowerer<'_> {
 
     fn mul(&mut self, l: Val, r: Val, span: Span) -> R<Val> {
         match (l, r) {
-            (Val::S(a), r) => Ok(self.map(r, |g, x| g.mul(a, x))),
-            (l, Val::S(b)) => Ok(self.map(l, |g, x| g.mul(x, b))),
+            (Val::S(a), r) => Ok(self.map(r, &|g, x| g.mul(a, x))),
+            (l, Val::S(b)) => Ok(self.map(l, &|g, x| g.mul(x, b))),
             (Val::M(r, c, a), Val::V(v)) if c == v.len() => {
                 let out = (0..r)
                     .map(|i| self.g.dot(&a[i * c..(i + 1) * c], &v))
@@ -406,6 +773,7 @@ impl Lowerer<'_> {
             return Ok(Val::S(self.g.func(func, x)));
         }
         match name.as_str() {
+            "sum" => err(span, SUM_FORM),
             "powi" => {
                 arity(2)?;
                 let x = scalar(&args[0])?;
@@ -473,6 +841,7 @@ impl Lowerer<'_> {
             }
             _ => {
                 let builtins = [
+                    "sum",
                     "dot",
                     "cross",
                     "norm",
@@ -498,6 +867,10 @@ impl Lowerer<'_> {
         }
     }
 }
+
+/// How `sum` is written, for messages.
+const SUM_FORM: &str = "`sum` is written `sum(i in 0..10, expression)`: an index, a range \
+    and the expression to add for each index";
 
 /// `a × b` for 3-vectors.
 pub fn cross(g: &mut Graph, a: &[Id], b: &[Id]) -> [Id; 3] {

@@ -4,12 +4,14 @@
 //! declaration poisons its name so that its uses add no follow-up errors.
 mod expr;
 pub(crate) mod names;
+#[cfg(test)]
+mod tests;
 
 use proc_macro2::Span;
 use syn::{Expr, Ident};
 
 pub use expr::cross;
-use expr::{symmetry, Lowerer, Scope, Val};
+use expr::{symmetry, Lowerer, Scope, Val, MAX_REPEAT};
 use names::{report, Kind, Names, Sym};
 
 use crate::dsl::{CoordAst, ModelAst, ParamAst, SchemeAst};
@@ -57,6 +59,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
         roles: &mut model.roles,
         names,
         velocities,
+        indices: Vec::new(),
     };
     let invariants = declare_invariants(&mut lw, &mut errors, &ast.invariants);
     lower_lets(&mut lw, &mut errors, &ast.lets);
@@ -110,6 +113,7 @@ fn declare_params(
             roles: &mut model.roles,
             names: Names::empty(),
             velocities: Vec::new(),
+            indices: Vec::new(),
         };
         let scope = Scope::Constant(
             "a parameter's default must be a number",
@@ -190,27 +194,32 @@ fn declare_coords(
                 continue;
             }
         };
-        let offset = model.q.len();
-        let (mut qs, mut vs) = (Vec::new(), Vec::new());
-        for k in 0..kind.len() {
-            let i = offset + k;
-            let label = match kind {
-                CoordKind::Scalar => c.name.to_string(),
-                CoordKind::Vec3 => format!("{}.{}", c.name, ["x", "y", "z"][k]),
+        let len = match &c.len {
+            None => None,
+            Some(lit) => match array_len(lit) {
+                Ok(n) => Some(n),
+                Err(e) => {
+                    errors.add(e);
+                    names.poison(c.name.to_string());
+                    names.poison(dot_name.to_string());
+                    continue;
+                }
+            },
+        };
+        // One coordinate block per element: the momentum maps act on each `Vec3` one.
+        let (mut qvals, mut vvals) = (Vec::new(), Vec::new());
+        for element in 0..len.unwrap_or(1) {
+            let name = match len {
+                None => c.name.to_string(),
+                Some(_) => format!("{}[{element}]", c.name),
             };
-            let (qv, qn) = model.new_var(format!("q{i}"), Role::Q(i));
-            let (vv, vn) = model.new_var(format!("v{i}"), Role::V(i));
-            let (pv, _) = model.new_var(format!("p{i}"), Role::P(i));
-            model.q.push(qv);
-            model.v.push(vv);
-            model.p.push(pv);
-            model.coord_names.push(label);
-            qs.push(qn);
-            vs.push(vn);
+            let (q, v) = declare_block(model, kind, &name);
+            qvals.push(q);
+            vvals.push(v);
         }
-        let (qval, vval) = match kind {
-            CoordKind::Scalar => (Val::S(qs[0]), Val::S(vs[0])),
-            CoordKind::Vec3 => (Val::V(qs), Val::V(vs)),
+        let (qval, vval) = match len {
+            None => (qvals.swap_remove(0), vvals.swap_remove(0)),
+            Some(_) => (Val::A(qvals), Val::A(vvals)),
         };
         let coord_twice = names.taken(&c.name.to_string());
         names.declare(
@@ -234,7 +243,55 @@ fn declare_coords(
                 },
             );
         }
-        model.coords.push(Coord { kind, offset });
+    }
+}
+
+/// The length of a coordinate array, `1..=MAX_REPEAT`.
+fn array_len(lit: &syn::LitInt) -> syn::Result<usize> {
+    let n = lit.base10_parse::<usize>().unwrap_or(usize::MAX);
+    match n {
+        // error: an array of coordinates has at least one element …
+        0 => Err(syn::Error::new(
+            lit.span(),
+            "an array of coordinates has at least one element; remove the coordinate or \
+             give it a length such as `2`",
+        )),
+        n if n > MAX_REPEAT as usize => Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "an array of coordinates has at most {MAX_REPEAT} elements; a model this \
+                 large is beyond what the schemes can expand"
+            ),
+        )),
+        n => Ok(n),
+    }
+}
+
+/// The variables of one coordinate block named `name` (`r`, `r[3]`): its positions,
+/// velocities and momenta, and its display names (`r[3].x`).
+fn declare_block(model: &mut Model, kind: CoordKind, name: &str) -> (Val, Val) {
+    let offset = model.q.len();
+    let (mut qs, mut vs) = (Vec::new(), Vec::new());
+    for k in 0..kind.len() {
+        let i = offset + k;
+        let label = match kind {
+            CoordKind::Scalar => name.to_string(),
+            CoordKind::Vec3 => format!("{name}.{}", ["x", "y", "z"][k]),
+        };
+        let (qv, qn) = model.new_var(format!("q{i}"), Role::Q(i));
+        let (vv, vn) = model.new_var(format!("v{i}"), Role::V(i));
+        let (pv, _) = model.new_var(format!("p{i}"), Role::P(i));
+        model.q.push(qv);
+        model.v.push(vv);
+        model.p.push(pv);
+        model.coord_names.push(label);
+        qs.push(qn);
+        vs.push(vn);
+    }
+    model.coords.push(Coord { kind, offset });
+    match kind {
+        CoordKind::Scalar => (Val::S(qs[0]), Val::S(vs[0])),
+        CoordKind::Vec3 => (Val::V(qs), Val::V(vs)),
     }
 }
 
@@ -465,39 +522,77 @@ fn constraints(
 ) -> Vec<Constraint> {
     let mut out = Vec::new();
     for (name, e) in holonomic {
-        let label = name.to_string();
-        let what = format!("holonomic constraint `{label}`");
-        let rule = "holonomic constraints depend on positions only (velocity-dependent \
-                    constraints are nonholonomic)";
-        match lw.lower(e, Scope::Positions { what: &what, rule }) {
-            Ok(Val::S(x)) => out.push(Constraint {
-                name: label,
-                expr: x,
-                span: name.span(),
-            }),
-            Ok(Val::V(xs)) => {
-                for (k, x) in xs.into_iter().enumerate() {
-                    let comp = ["x", "y", "z"]
-                        .get(k)
-                        .map_or_else(|| k.to_string(), |s| (*s).to_string());
-                    out.push(Constraint {
-                        name: format!("{label}.{comp}"),
-                        expr: x,
-                        span: name.span(),
-                    });
-                }
+        constraint(lw, errors, &mut out, name, name.to_string(), e);
+    }
+    out
+}
+
+/// The constraint `label` (`link`, or `link[2]` in a family), or the family
+/// `for i in a..b { e }` (`link[a]` …, nested families `c[i][j]`); false after an
+/// error, which ends the family (its other members would repeat it).
+fn constraint(
+    lw: &mut Lowerer,
+    errors: &mut Errors,
+    out: &mut Vec<Constraint>,
+    name: &Ident,
+    label: String,
+    e: &Expr,
+) -> bool {
+    if let Expr::ForLoop(family) = e {
+        let (var, range, body) = match lw.family(family) {
+            Ok(family) => family,
+            Err(e) => {
+                report(errors, e);
+                return false;
             }
-            Ok(other) => errors.add(syn::Error::new_spanned(
+        };
+        for k in range {
+            lw.indices.push((var.clone(), k));
+            let ok = constraint(lw, errors, out, name, format!("{label}[{k}]"), body);
+            lw.indices.pop();
+            if !ok {
+                return false;
+            }
+        }
+        return true;
+    }
+    let what = format!("holonomic constraint `{label}`");
+    let rule = "holonomic constraints depend on positions only (velocity-dependent \
+                constraints are nonholonomic)";
+    match lw.lower(e, Scope::Positions { what: &what, rule }) {
+        Ok(Val::S(x)) => out.push(Constraint {
+            name: label,
+            expr: x,
+            span: name.span(),
+        }),
+        Ok(Val::V(xs)) => {
+            for (k, x) in xs.into_iter().enumerate() {
+                let comp = ["x", "y", "z"]
+                    .get(k)
+                    .map_or_else(|| k.to_string(), |s| (*s).to_string());
+                out.push(Constraint {
+                    name: format!("{label}.{comp}"),
+                    expr: x,
+                    span: name.span(),
+                });
+            }
+        }
+        Ok(other) => {
+            errors.add(syn::Error::new_spanned(
                 e,
                 format!(
                     "a constraint is a scalar or a vector, found {}",
                     other.shape()
                 ),
-            )),
-            Err(e) => report(errors, e),
+            ));
+            return false;
+        }
+        Err(e) => {
+            report(errors, e);
+            return false;
         }
     }
-    out
+    true
 }
 
 /// Momentum maps: `rotation(axis)` or `translation(axis)` with a constant axis.

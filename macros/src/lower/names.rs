@@ -156,11 +156,15 @@ impl Names {
     /// What the model declares, for unknown-name messages.
     pub fn declared(&self) -> String {
         let by_kind = |k: Kind| {
-            let mut names: Vec<&str> = self
+            // An array is listed with its indices: `r[0..10]`.
+            let mut names: Vec<String> = self
                 .env
                 .iter()
                 .filter(|(_, s)| s.kind == k)
-                .map(|(n, _)| n.as_str())
+                .map(|(n, s)| match &s.val {
+                    Val::A(items) => format!("{n}[0..{}]", items.len()),
+                    _ => n.clone(),
+                })
                 .collect();
             names.sort_unstable();
             names.join(", ")

@@ -1,0 +1,14 @@
+livens::model! {
+    pub struct Chain {
+        params { m = 1.0, l = 1.0, g = 9.81 }
+        coords { r: [Vec3; 10] }
+        kinetic = sum(i in 0..10, 0.5 * m * dot(r_dot[i], r_dot[i]));
+        potential = sum(i in 0..10, m * g * r[i].z);
+        holonomic {
+            pivot: 0.5 * (dot(r[0], r[0]) / (l * l) - 1.0),
+            link: for i in 1..10 { 0.5 * (norm_squared(r[i + 1] - r[i]) / (l * l) - 1.0) },
+        }
+    }
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+livens::model! {
+    pub struct Chain {
+        params { m = 1.0, l = 1.0, g = 9.81 }
+        coords { r: [Vec3] }
+        kinetic = sum(i in 0..10, 0.5 * m * dot(r_dot[i], r_dot[i]));
+    }
+}
+
+fn main() {}
