@@ -76,10 +76,13 @@ fn bench_scheme<Mdl, S>(
         });
     });
     bench_group.finish();
-    eprintln!(
-        "{id}: mean Newton iterations over the {timed_steps} benchmarked steps: {:.2}",
-        timed_iterations as f64 / timed_steps.max(1) as f64
-    );
+    // Nothing was timed when a filter on the command line left this benchmark out.
+    if timed_steps > 0 {
+        eprintln!(
+            "{id}: mean Newton iterations over the {timed_steps} benchmarked steps: {:.2}",
+            timed_iterations as f64 / timed_steps as f64
+        );
+    }
 }
 
 /// One benchmark per scheme a model declares, all from the model's initial node.
