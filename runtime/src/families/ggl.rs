@@ -22,7 +22,7 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
     /// The named blocks of the unknowns, in order (`q1`, `p1`, …).
     const UNKNOWNS: &'static [Block];
     /// The Jacobian's elimination plan, chosen by `model!` from its sparsity pattern
-    /// (see [`sparse`](crate::solve::sparse)); `None` for a structurally singular
+    /// (see [`sparse`]); `None` for a structurally singular
     /// pattern, which the dense LU then reports.
     const PLAN: Option<&'static Plan> = None;
 

@@ -30,7 +30,7 @@ pub trait NewtonSystem<T: Real, const N: usize> {
         self.residual_and_jacobian(x, &mut r, jac);
     }
     /// Factors `jac` along an elimination plan fixed at compile time (see
-    /// [`sparse`]), writing the unknowns' slots into `slot`; `None` if the system has
+    /// [`sparse`](crate::solve::sparse)), writing the unknowns' slots into `slot`; `None` if the system has
     /// no plan (the default: Newton then uses the dense LU, and the Jacobian writers
     /// must write every entry). With a plan the writers need only write the plan's
     /// nonzeros; when a static pivot is too small (`Some(Err(_))`) Newton zeroes
@@ -63,7 +63,7 @@ pub struct StepReport<T> {
     /// [`JacobianUpdate::EveryIteration`], fewer when the Jacobian is reused).
     pub factorizations: u32,
     /// Factorisations whose static elimination plan met a pivot too small for it and
-    /// were redone with partial pivoting (see [`NewtonSystem::plan`]): a slower
+    /// were redone with partial pivoting (see [`NewtonSystem::factor_planned`]): a slower
     /// iteration, never a different answer.
     pub pivoting_fallbacks: u32,
 }
