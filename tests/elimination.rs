@@ -6,7 +6,7 @@
 //! fails its threshold test.
 use livens::prelude::*;
 use livens::solve::lu;
-use livens_models::{FourParticles, LagrangeTop, Pendulum3d};
+use livens_models::{Chain10, FourParticles, LagrangeTop, Pendulum3d};
 
 /// xorshift64, as elsewhere in the tests.
 struct Rng(u64);
@@ -31,7 +31,18 @@ fn worst_difference<Mdl, S, const D: usize, const M: usize, const N: usize>(
 where
     Mdl: DiscreteSystem<f64, S, D, M, N> + Step<f64, S, State = GglState<f64, D, M>>,
 {
-    assert!(Mdl::PLAN.is_some(), "{}: no plan", Mdl::NAME);
+    let plan = Mdl::PLAN.unwrap_or_else(|| panic!("{}: no plan", Mdl::NAME));
+    println!(
+        "{}: {N} unknowns, {} static pivots, block of {} ({}), {} multiply-adds",
+        Mdl::NAME,
+        plan.pivots.len(),
+        plan.block_columns.len(),
+        match plan.band {
+            Some((lower, upper)) => format!("band {lower} + {upper}"),
+            None => "dense".into(),
+        },
+        plan.flops()
+    );
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let mut worst: f64 = 0.0;
     for _ in 0..points {
@@ -69,6 +80,8 @@ fn planned_solves_agree_with_partial_pivoting() {
     let t0 = top.initial_state().unwrap();
     let four = FourParticles::new();
     let f0 = four.initial_state().unwrap();
+    let chain = Chain10::new();
+    let c0 = chain.initial_state().unwrap();
     let results = [
         (
             "pendulum/EM",
@@ -99,6 +112,11 @@ fn planned_solves_agree_with_partial_pivoting() {
         ("top/RATTLE", worst_difference(&top, Rattle, 0.002, &t0, 20)),
         ("four/EM", worst_difference(&four, GglEm, 0.01, &f0, 20)),
         ("four/VI-B", worst_difference(&four, GglViB, 0.01, &f0, 20)),
+        ("chain/EM", worst_difference(&chain, GglEm, 0.01, &c0, 20)),
+        (
+            "chain/VI-A",
+            worst_difference(&chain, GglViA, 0.01, &c0, 20),
+        ),
     ];
     for (label, worst) in results {
         println!("{label}: worst relative difference {worst:.1e}");
@@ -130,6 +148,7 @@ fn the_papers_runs_never_fall_back_to_partial_pivoting() {
     let pendulum = Pendulum3d::new();
     let top = LagrangeTop::new();
     let four = FourParticles::new();
+    let chain = Chain10::new();
     for (label, (factorizations, fallbacks)) in [
         (
             "pendulum/EM",
@@ -162,6 +181,10 @@ fn the_papers_runs_never_fall_back_to_partial_pivoting() {
         (
             "four/EM-G",
             run(four, GglEmG, 0.01, four.initial_state().unwrap(), 200),
+        ),
+        (
+            "chain/EM",
+            run(chain, GglEm, 0.01, chain.initial_state().unwrap(), 200),
         ),
     ] {
         println!("{label}: {fallbacks} of {factorizations} factorisations fell back");

@@ -123,7 +123,11 @@ fn scheme_impl(
     // The Jacobian's elimination plan; with one, the writer below skips the zeros
     // (the plan zeroes its fill itself), without one (structurally singular) it
     // clears the whole matrix for the dense LU.
-    let elimination = Elimination::plan(n, nonzero.iter().map(|&(i, j, _)| (i, j)));
+    let elimination = Elimination::plan(
+        n,
+        nonzero.iter().map(|&(i, j, _)| (i, j)),
+        &multiplier_partners(&t.blocks, m),
+    );
     let this = quote!(<Self as #p::families::ggl::DiscreteSystem<T, #marker, #dl, #ml, #nl>>);
     let (plan, clear, planned) = match &elimination {
         Some(e) => {
@@ -335,4 +339,26 @@ pub fn prk_step(model: &Model, kind: SchemeKind, name: &syn::Ident, stages: usiz
         &quote!(#p::families::prk::PrkWorkspace::lobatto()),
         &quote!(#p::families::prk),
     )
+}
+
+/// The unknowns a plan may pivot on together: entry `k` of every two blocks of `m`
+/// unknowns after the first (the new positions), that is constraint `k`'s multipliers
+/// (`λ` and `γ` of the GGL schemes, `λ⁰` and `λ¹` of RATTLE). The plan takes a pair only
+/// if both turn out to be multipliers (no structural diagonal).
+fn multiplier_partners(blocks: &[(String, usize)], m: usize) -> Vec<(usize, usize)> {
+    let mut start = 0;
+    let mut of_size_m = Vec::new();
+    for (b, (_, size)) in blocks.iter().enumerate() {
+        if b > 0 && *size == m {
+            of_size_m.push(start);
+        }
+        start += size;
+    }
+    let mut partners = Vec::new();
+    for (a, &first) in of_size_m.iter().enumerate() {
+        for &second in &of_size_m[a + 1..] {
+            partners.extend((0..m).map(|k| (first + k, second + k)));
+        }
+    }
+    partners
 }

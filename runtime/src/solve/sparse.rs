@@ -8,14 +8,25 @@
 //!   pivots on the diagonal in a fill-reducing (Markowitz) order, and for each
 //!   elimination step the plan records which rows and columns it touches;
 //! - the **multipliers**, whose diagonal is a structural zero: what is left of their
-//!   rows and columns after the primal elimination is their Schur complement, a small
-//!   block factored densely with partial pivoting. Its scaling is the scheme's (in EM
-//!   the `λ`–`λ` entries are `O(h²)` and the `λ`–`γ` ones `O(h)`), which no static
-//!   order can know, so the block pivots by value.
+//!   rows and columns after the primal elimination is their Schur complement, a block
+//!   factored with partial pivoting. Its scaling is the scheme's (in EM the `λ`–`λ`
+//!   entries are `O(h²)` and the `λ`–`γ` ones `O(h)`), which no static order can know,
+//!   so the block pivots by value. A small or full block is factored densely; a block
+//!   that a bandwidth-reducing order makes banded ([`Plan::band`]: a chain's
+//!   constraints couple only their neighbours) is factored inside its band, as LAPACK's
+//!   `gbtrf` does, at a cost linear in its size.
+//!
+//! Multipliers can also be eliminated before the primal unknowns are done, two at a
+//! time: once eliminations have filled the `2 × 2` block of two multipliers (in EM, a
+//! constraint's `λ` and `γ`, coupled through the bodies it joins), the plan may take
+//! it as one pivot, with the larger of its first column's two entries chosen at run
+//! time ([`choose_pair_row`]). This keeps a chain's elimination local: eliminating all
+//! primal unknowns first would leave a full Schur complement, since the constraints'
+//! curvature couples neighbouring bodies and the inverse of the primal block is full.
 //!
 //! At run time [`factor`] follows the plan: no pivot search over the primal part, no
 //! scan of structural zeros, work proportional to the nonzeros and their fill plus the
-//! block's cube.
+//! block's (its cube when dense, its size times the band's area when banded).
 //!
 //! Static pivots are not chosen by value, so each is checked when it is used: a pivot
 //! smaller than [`THRESHOLD`] times the largest primal entry of its column (the classic
@@ -44,12 +55,23 @@ pub struct Plan {
     pub n: usize,
     /// Pivot `(row, column)` of each static step.
     pub pivots: &'static [(u16, u16)],
-    /// Rows of the dense block, factored after the static steps.
+    /// Rows of the block, factored after the static steps.
     pub block_rows: &'static [u16],
-    /// Columns of the dense block, in elimination order.
+    /// Columns of the block, in elimination order.
     pub block_columns: &'static [u16],
-    /// For each row, whether it belongs to the dense block.
+    /// `Some((lower, upper))` if the block, its rows and columns taken in the orders
+    /// above, has no nonzero more than `lower` places below or `upper` places above
+    /// its diagonal: it is then factored inside the band ([`factor_block_band`]).
+    /// Banded blocks list the same indices in `block_rows` and `block_columns`.
+    pub band: Option<(u16, u16)>,
+    /// For each row, whether it belongs to the block.
     pub in_block: &'static [bool],
+    /// For each row, whether its unknown is a multiplier (a structurally zero
+    /// diagonal): the threshold test compares pivots with the other rows only.
+    pub multiplier: &'static [bool],
+    /// For each static step, whether it and the next form a 2 × 2 pivot on two
+    /// multipliers (see [`factor`]).
+    pub paired: &'static [bool],
     /// Rows not yet pivoted with a nonzero in the pivot's column, static step `k` at
     /// `rows[row_start[k]..row_start[k + 1]]`: the entries of `L`.
     pub rows: &'static [u16],
@@ -79,7 +101,15 @@ impl Plan {
     /// dense LU, and for reports).
     pub fn flops(&self) -> usize {
         let s = self.block_columns.len();
-        let block: usize = (0..s).map(|t| (s - t - 1) * (s - t)).sum();
+        let block: usize = match self.band {
+            None => (0..s).map(|t| (s - t - 1) * (s - t)).sum(),
+            Some((lower, upper)) => {
+                let (lower, width) = (lower as usize, (lower + upper) as usize);
+                (0..s)
+                    .map(|t| (lower.min(s - t - 1)) * (width.min(s - t - 1) + 1))
+                    .sum()
+            }
+        };
         (0..self.pivots.len())
             .map(|k| self.rows(k).len() * (self.columns(k).len() + 1))
             .sum::<usize>()
@@ -97,8 +127,11 @@ pub struct NeedsPivoting {
 }
 
 /// Factors the column-stored `a` (`a[j][i]` is row `i` of column `j`) in place along
-/// `plan`, and writes into `slot[j]` the row whose entry of the right-hand side holds
-/// unknown `j` during [`solve`]. Reads only the plan's entries: the Jacobian's nonzeros,
+/// `plan`, and writes into `slot` what [`solve`] needs of the run-time pivoting: for
+/// the first column of each 2 × 2 pivot the row exchanged into it, for each column
+/// of a dense block the row whose entry of the right-hand side holds its unknown
+/// during the solve, for each step of a banded one the position exchanged with it.
+/// A static step's unknown is always solved in the row of its own index. Reads only the plan's entries: the Jacobian's nonzeros,
 /// which the caller has written, and the entries of [`Plan::fill`], zeroed here first.
 /// On error `a` is partly factored: the caller must assemble it again before factoring
 /// another way.
@@ -112,61 +145,77 @@ pub fn factor<T: Real, const N: usize>(
         a[j as usize][i as usize] = T::zero();
     }
     let threshold: T = nalgebra::convert(THRESHOLD);
+    // The second pivot's scale while a 2 × 2 pivot is eliminated.
+    let mut pair_scale: Option<T> = None;
+    let mut gathered = [T::zero(); N];
     for (k, &(r, c)) in plan.pivots.iter().enumerate() {
         let (r, c) = (r as usize, c as usize);
+        let first_of_pair = plan.paired[k];
+        let second_of_pair = pair_scale.is_some();
+        if first_of_pair {
+            pair_scale = Some(choose_pair_row(plan, k, a, slot));
+        }
         let rows = plan.rows(k);
         let pivot = a[c][r];
-        // The threshold test looks at the other primal rows only: a multiplier row's
-        // entries scale with its constraint's arbitrary normalisation (the top's rows
-        // carry 1/l and M⁻¹, 13 and 3.8e3 against a pivot of 1), and eliminating the
-        // primal block first is the saddle-point elimination, whose stability rests
-        // on that block, not on the scale of the rows below it.
+        // The threshold test of a single pivot looks at the other primal rows only: a
+        // multiplier row's entries scale with its constraint's arbitrary
+        // normalisation (the top's rows carry 1/l and M⁻¹, 13 and 3.8e3 against a
+        // pivot of 1), and eliminating the primal block first is the saddle-point
+        // elimination, whose stability rests on that block, not on the scale of the
+        // rows below it. A 2 × 2 pivot is a piece of the multipliers' Schur
+        // complement, whose scale (`h²` and `h` in EM) is not the primal rows': it is
+        // tested against itself (see `choose_pair_row`).
         let mut largest = pivot.abs();
         let mut finite = true;
         for &i in rows {
             let entry = a[c][i as usize].abs();
             finite &= entry.is_finite();
-            if !plan.in_block[i as usize] {
+            if !(first_of_pair || second_of_pair || plan.multiplier[i as usize]) {
                 largest = largest.max(entry);
             }
+        }
+        if second_of_pair {
+            largest = largest.max(pair_scale.take().unwrap_or_else(T::zero));
         }
         let acceptable = pivot.abs() >= threshold * largest && largest.is_finite() && finite;
         if !acceptable || pivot == T::zero() {
             return Err(NeedsPivoting { step: k });
         }
         let inverse = T::one() / pivot;
-        for &i in rows {
-            a[c][i as usize] *= inverse;
+        // The multipliers, gathered contiguously: the updates below then read them
+        // in order, and index only the column they write.
+        let multipliers = &mut gathered[..rows.len()];
+        for (l, &i) in multipliers.iter_mut().zip(rows) {
+            let i = i as usize;
+            a[c][i] *= inverse;
+            *l = a[c][i];
         }
         for &j in plan.columns(k) {
-            let j = j as usize;
-            let u = a[j][r];
+            let column = &mut a[j as usize];
+            let u = column[r];
             if u == T::zero() {
                 continue;
             }
-            let (lower, upper) = two_columns(a, c, j);
-            for &i in rows {
-                let i = i as usize;
-                upper[i] -= lower[i] * u;
+            for (&l, &i) in multipliers.iter().zip(rows) {
+                column[i as usize] -= l * u;
             }
         }
     }
-    factor_block(plan, a, slot)
+    match plan.band {
+        Some(_) => factor_block_band(plan, a, slot),
+        None => factor_block(plan, a, slot),
+    }
 }
 
 /// The dense block of [`factor`] (the multipliers' Schur complement, left by the
 /// static steps), by partial pivoting; the row of block position `t` is kept in
-/// `slot[block_columns[t]]`, and every static column `c` (pivoted on the diagonal) in
-/// `slot[c] = c`. Called by [`factor`] and by the straight-line static steps `model!`
+/// `slot[block_columns[t]]`. Called by [`factor`] and by the straight-line static steps `model!`
 /// emits for small plans.
 pub fn factor_block<T: Real, const N: usize>(
     plan: &Plan,
     a: &mut [[T; N]; N],
     slot: &mut [usize; N],
 ) -> Result<(), NeedsPivoting> {
-    for &(r, c) in plan.pivots {
-        slot[c as usize] = r as usize;
-    }
     let (rows, columns) = (plan.block_rows, plan.block_columns);
     for (&row, &column) in rows.iter().zip(columns) {
         slot[column as usize] = row as usize;
@@ -222,9 +271,6 @@ pub fn factor_block_dense<T: Real, const N: usize, const S: usize>(
     slot: &mut [usize; N],
 ) -> Result<(), NeedsPivoting> {
     debug_assert_eq!(plan.block_columns.len(), S);
-    for &(r, c) in plan.pivots {
-        slot[c as usize] = r as usize;
-    }
     let (rows, columns) = (plan.block_rows, plan.block_columns);
     let mut block = [[T::zero(); S]; S];
     for (column, &c) in block.iter_mut().zip(columns) {
@@ -252,6 +298,158 @@ pub fn factor_block_dense<T: Real, const N: usize, const S: usize>(
     Ok(())
 }
 
+/// The banded block of [`factor`] ([`Plan::band`] is `Some((kl, ku))`), by partial
+/// pivoting inside the band, in the layout of LAPACK's `gbtrf`: at step `t` the pivot
+/// is the largest of the `kl` entries below the diagonal and the diagonal itself (all
+/// others are zero), the two rows are exchanged from column `t` on (`U` then has
+/// `kl + ku` superdiagonals), and the multipliers stay in column `t` at the positions
+/// of that step; the row exchanged with position `t` is kept in `slot[column t]` for
+/// [`solve_block_band`]. Entries are addressed by block position: row `p` of the block
+/// is `block_rows[p]` of `a`, and the plan's fill zeroes every entry of the band that
+/// the Jacobian does not write.
+pub fn factor_block_band<T: Real, const N: usize>(
+    plan: &Plan,
+    a: &mut [[T; N]; N],
+    slot: &mut [usize; N],
+) -> Result<(), NeedsPivoting> {
+    let Some((lower, upper)) = plan.band else {
+        return factor_block(plan, a, slot);
+    };
+    let (rows, columns) = (plan.block_rows, plan.block_columns);
+    let s = columns.len();
+    let (lower, width) = (lower as usize, (lower + upper) as usize);
+    let statics = plan.pivots.len();
+    for t in 0..s {
+        let c = columns[t] as usize;
+        let last = (t + lower).min(s - 1);
+        let end = (t + width).min(s - 1);
+        let mut best = t;
+        let mut largest = T::zero();
+        for (p, &row) in rows.iter().enumerate().take(last + 1).skip(t) {
+            let magnitude = a[c][row as usize].abs();
+            if !magnitude.is_finite() {
+                return Err(NeedsPivoting { step: statics + t });
+            }
+            if magnitude > largest {
+                largest = magnitude;
+                best = p;
+            }
+        }
+        if largest == T::zero() {
+            return Err(NeedsPivoting { step: statics + t });
+        }
+        slot[c] = best;
+        let (r, rb) = (rows[t] as usize, rows[best] as usize);
+        if best != t {
+            for &v in &columns[t..=end] {
+                a[v as usize].swap(r, rb);
+            }
+        }
+        let below = &rows[t + 1..=last];
+        let inverse = T::one() / a[c][r];
+        for &p in below {
+            a[c][p as usize] *= inverse;
+        }
+        for &v in &columns[t + 1..=end] {
+            let v = v as usize;
+            let u = a[v][r];
+            if u == T::zero() {
+                continue;
+            }
+            let (multipliers, target) = two_columns(a, c, v);
+            for &p in below {
+                let p = p as usize;
+                target[p] -= multipliers[p] * u;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The banded block's part of [`solve`], with the factors of [`factor_block_band`]:
+/// forward with the row exchanges and multipliers of each step in turn, backward with
+/// `U`'s band. Unknown `c` of the block is left in `b[c]` (the block's rows and columns
+/// are the same indices).
+pub fn solve_block_band<T: Real, const N: usize>(
+    plan: &Plan,
+    lu: &[[T; N]; N],
+    slot: &[usize; N],
+    b: &mut SVector<T, N>,
+) {
+    let Some((lower, upper)) = plan.band else {
+        return solve_block(plan, lu, slot, b);
+    };
+    let (rows, columns) = (plan.block_rows, plan.block_columns);
+    let s = columns.len();
+    let (lower, width) = (lower as usize, (lower + upper) as usize);
+    for t in 0..s {
+        let c = columns[t] as usize;
+        let r = rows[t] as usize;
+        let best = slot[c];
+        if best != t {
+            b.swap_rows(r, rows[best] as usize);
+        }
+        let y = b[r];
+        if y != T::zero() {
+            for &p in &rows[t + 1..=(t + lower).min(s - 1)] {
+                let p = p as usize;
+                b[p] -= lu[c][p] * y;
+            }
+        }
+    }
+    for t in (0..s).rev() {
+        let r = rows[t] as usize;
+        let mut sum = b[r];
+        for (&v, &rv) in columns[t + 1..=(t + width).min(s - 1)]
+            .iter()
+            .zip(&rows[t + 1..])
+        {
+            sum -= lu[v as usize][r] * b[rv as usize];
+        }
+        b[r] = sum / lu[columns[t] as usize][r];
+    }
+}
+
+/// The first half of a 2 × 2 pivot (static steps `k` and `k + 1`, on two multipliers
+/// whose rows and columns the plan gave the same pattern): the larger of the two
+/// entries in the first column becomes the pivot, by exchanging the two rows from
+/// that column on if needed (the earlier steps' multipliers stay where they are, as in
+/// LAPACK's `gbtrf`). `slot[first column]` records the row exchanged with the first
+/// pivot row, for [`solve`]'s forward pass. Returns the scale the second pivot is
+/// tested against: `(|a₁₁ a₂₂| + |a₁₂ a₂₁|) / |p₁|`, so that the test bounds the
+/// block's determinant relative to its terms, a measure no row or column scaling
+/// changes (the multipliers' rows carry their constraints' arbitrary normalisation).
+pub fn choose_pair_row<T: Real, const N: usize>(
+    plan: &Plan,
+    k: usize,
+    a: &mut [[T; N]; N],
+    slot: &mut [usize; N],
+) -> T {
+    let (r1, c1) = plan.pivots[k];
+    let (r2, c2) = plan.pivots[k + 1];
+    let (r1, c1, r2, c2) = (r1 as usize, c1 as usize, r2 as usize, c2 as usize);
+    // |det| ≥ τ (|a₁₁ a₂₂| + |a₁₂ a₂₁|) says the 2 × 2 block is not close to singular
+    // whatever the scaling of its rows and columns; with det = p₁ p₂ it is a bound on
+    // the second pivot.
+    let products = (a[c1][r1] * a[c2][r2]).abs() + (a[c2][r1] * a[c1][r2]).abs();
+    let first = a[c1][r1].abs().max(a[c1][r2].abs());
+    let scale = if first > T::zero() {
+        products / first
+    } else {
+        T::zero()
+    };
+    if a[c1][r2].abs() > a[c1][r1].abs() {
+        a[c1].swap(r1, r2);
+        for &j in plan.columns(k) {
+            a[j as usize].swap(r1, r2);
+        }
+        slot[c1] = r2;
+    } else {
+        slot[c1] = r1;
+    }
+    scale
+}
+
 /// Column `c` to read and column `j ≠ c` to update, borrowed together.
 fn two_columns<T, const N: usize>(
     a: &mut [[T; N]; N],
@@ -275,9 +473,13 @@ pub fn solve<T: Real, const N: usize>(
     slot: &[usize; N],
     b: &mut SVector<T, N>,
 ) {
-    // Forward, static steps: L y = b in pivot order.
+    // Forward, static steps: L y = b in pivot order, with the row exchanges of the
+    // 2 × 2 pivots.
     for (k, &(r, c)) in plan.pivots.iter().enumerate() {
         let (r, c) = (r as usize, c as usize);
+        if plan.paired[k] && slot[c] != r {
+            b.swap_rows(r, slot[c]);
+        }
         let y = b[r];
         if y != T::zero() {
             for &i in plan.rows(k) {
@@ -286,18 +488,31 @@ pub fn solve<T: Real, const N: usize>(
             }
         }
     }
-    solve_block(plan, lu, slot, b);
-    // Backward, static steps, last first; unknown j sits in b[slot[j]] until the end.
+    let banded = plan.band.is_some();
+    if banded {
+        solve_block_band(plan, lu, slot, b);
+    } else {
+        solve_block(plan, lu, slot, b);
+    }
+    // Backward, static steps, last first; unknown j of a dense block sits in
+    // b[slot[j]] until the end, of a banded one in b[j].
     for (k, &(r, c)) in plan.pivots.iter().enumerate().rev() {
         let (r, c) = (r as usize, c as usize);
         let mut s = b[r];
         for &j in plan.columns(k) {
             let j = j as usize;
-            s -= lu[j][r] * b[slot[j]];
+            let x = if banded || !plan.in_block[j] {
+                b[j]
+            } else {
+                b[slot[j]]
+            };
+            s -= lu[j][r] * x;
         }
         b[r] = s / lu[c][r];
     }
-    unpermute_block(plan, slot, b);
+    if !banded {
+        unpermute_block(plan, slot, b);
+    }
 }
 
 /// The block's part of [`solve`]: forward with its unit lower triangle, then backward
@@ -355,7 +570,10 @@ mod tests {
         pivots: &[(0, 0), (1, 1)],
         block_rows: &[2],
         block_columns: &[2],
+        band: None,
         in_block: &[false, false, true],
+        multiplier: &[false, false, true],
+        paired: &[false, false],
         rows: &[2, 2],
         row_start: &[0, 1, 2],
         columns: &[2, 2],
@@ -405,5 +623,59 @@ mod tests {
             factor(&SADDLE, &mut m, &mut slot),
             Err(NeedsPivoting { step: 2 })
         );
+    }
+
+    /// A block with two sub- and one superdiagonal, in the order 5, 4, …, 0 of the
+    /// matrix's indices, whose small diagonal makes every step exchange rows.
+    const BAND: Plan = Plan {
+        n: 6,
+        pivots: &[],
+        block_rows: &[5, 4, 3, 2, 1, 0],
+        block_columns: &[5, 4, 3, 2, 1, 0],
+        band: Some((2, 1)),
+        in_block: &[true; 6],
+        multiplier: &[true; 6],
+        paired: &[],
+        rows: &[],
+        row_start: &[0],
+        columns: &[],
+        column_start: &[0],
+        // The band's fill: positions (p, p + 2) and (p, p + 3).
+        fill: &[(5, 3), (5, 2), (4, 2), (4, 1), (3, 1), (3, 0), (2, 0)],
+    };
+
+    #[test]
+    fn banded_block_matches_the_dense_solution_through_row_exchanges() {
+        // Entry (p, v) of the block in positions, for v − p in −2..=1.
+        let entry = |p: usize, v: usize| -> f64 {
+            match v as isize - p as isize {
+                0 => 1e-3 * (p as f64 + 1.0),
+                -2..=1 => 1.0 + 0.3 * p as f64 - 0.7 * v as f64,
+                _ => 0.0,
+            }
+        };
+        let index = |p: usize| 5 - p;
+        let mut a = [[f64::NAN; 6]; 6];
+        let mut dense = nalgebra::SMatrix::<f64, 6, 6>::zeros();
+        for p in 0..6 {
+            for v in 0..6 {
+                let x = entry(p, v);
+                if x != 0.0 {
+                    a[index(v)][index(p)] = x;
+                }
+                dense[(index(p), index(v))] = x;
+            }
+        }
+        let mut slot = [0; 6];
+        factor(&BAND, &mut a, &mut slot).unwrap();
+        // Each step found a larger entry below its tiny diagonal.
+        assert!((0..5).all(|t| slot[index(t)] != t), "{slot:?}");
+        let rhs = nalgebra::SVector::<f64, 6>::from_fn(|i, _| 1.0 + i as f64 * 0.25);
+        let mut x = rhs;
+        solve(&BAND, &a, &slot, &mut x);
+        let want = dense.lu().solve(&rhs).unwrap();
+        assert!((x - want).amax() < 1e-12 * want.amax(), "{x} vs {want}");
+        // Steps 0–2: 2 rows × (3 columns + 1); 3: 2 × 3; 4: 1 × 2; 5: none.
+        assert_eq!(BAND.flops(), 3 * 2 * 4 + 2 * 3 + 2);
     }
 }
