@@ -15,8 +15,7 @@
 //!
 //! `LIVENS_BENCH_QUICK=1` shortens the run for CI: 1 s measurement, 0.5 s warm-up,
 //! 10 samples. Otherwise criterion's defaults apply.
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::Criterion;
 use livens::prelude::*;
@@ -24,59 +23,15 @@ use livens_models::Pendulum3d;
 
 #[path = "support/handwritten_em.rs"]
 mod handwritten_em;
+#[path = "support/record.rs"]
+mod record;
+use record::Record;
 
 /// Steps after which both steppers restart from the initial state.
 const RESET: u32 = 1000;
 
 /// Steps over which the two are compared before timing.
 const CHECK_STEPS: u32 = 1000;
-
-/// What one benchmark recorded: every batch criterion timed (warm-up first, then its
-/// samples) and the Newton iterations of all timed steps.
-#[derive(Default)]
-struct Record {
-    batches: Vec<(u64, Duration)>,
-    steps: u64,
-    newton_iterations: u64,
-}
-
-impl Record {
-    /// Times `iters` calls of `step`, each returning its Newton iterations.
-    fn time(&mut self, iters: u64, mut step: impl FnMut() -> u32) -> Duration {
-        let mut newton_iterations = 0_u64;
-        let start = Instant::now();
-        for _ in 0..iters {
-            newton_iterations += u64::from(black_box(step()));
-        }
-        let elapsed = start.elapsed();
-        self.batches.push((iters, elapsed));
-        self.steps += iters;
-        self.newton_iterations += newton_iterations;
-        elapsed
-    }
-
-    /// The median time per step of criterion's `samples` samples (the last batches),
-    /// in nanoseconds; `None` if the benchmark did not run them (filtered out, or
-    /// `--test`).
-    fn median_ns(&self, samples: usize) -> Option<f64> {
-        let first = self.batches.len().checked_sub(samples)?;
-        let mut per_step: Vec<f64> = self.batches[first..]
-            .iter()
-            .map(|&(iters, elapsed)| elapsed.as_nanos() as f64 / iters as f64)
-            .collect();
-        per_step.sort_by(f64::total_cmp);
-        let mid = per_step.len() / 2;
-        Some(if per_step.len() % 2 == 0 {
-            0.5 * (per_step[mid - 1] + per_step[mid])
-        } else {
-            per_step[mid]
-        })
-    }
-
-    fn mean_iterations(&self) -> f64 {
-        self.newton_iterations as f64 / self.steps.max(1) as f64
-    }
-}
 
 /// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`; and the
 /// number of samples it takes.
@@ -175,7 +130,7 @@ fn main() {
                 "pendulum_em/{name}: median {median:.0} ns per step, mean Newton iterations \
                  {:.2} over the {} timed steps",
                 record.mean_iterations(),
-                record.steps,
+                record.steps(),
             );
         }
     }
