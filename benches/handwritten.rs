@@ -15,9 +15,7 @@
 //!
 //! `LIVENS_BENCH_QUICK=1` shortens the run for CI: 1 s measurement, 0.5 s warm-up,
 //! 10 samples. Otherwise criterion's defaults apply.
-use std::time::Duration;
 
-use criterion::Criterion;
 use livens::prelude::*;
 use livens_models::Pendulum3d;
 
@@ -32,21 +30,6 @@ const RESET: u32 = 1000;
 
 /// Steps over which the two are compared before timing.
 const CHECK_STEPS: u32 = 1000;
-
-/// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`; and the
-/// number of samples it takes.
-fn config() -> (Criterion, usize) {
-    let quick = std::env::var("LIVENS_BENCH_QUICK").is_ok_and(|v| v == "1");
-    if quick {
-        let c = Criterion::default()
-            .measurement_time(Duration::from_secs(1))
-            .warm_up_time(Duration::from_millis(500))
-            .sample_size(10);
-        (c, 10)
-    } else {
-        (Criterion::default(), 100)
-    }
-}
 
 fn main() {
     let check = handwritten_em::agreement(CHECK_STEPS);
@@ -71,7 +54,7 @@ fn main() {
         "the hand-written trajectory leaves the generated one: {check:?}"
     );
 
-    let (config, samples) = config();
+    let (config, samples) = record::config();
     let mut c = config.configure_from_args();
     let model = Pendulum3d::new();
     let initial = model

@@ -34,7 +34,6 @@
 //! instructions of one variant's steps, in the order printed: a figure that does not
 //! depend on the machine's load.
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::Criterion;
 use livens::prelude::*;
@@ -296,15 +295,7 @@ fn format_ns(ns: f64) -> String {
 /// whether only to count (`LIVENS_BENCH_COUNT=1`).
 fn settings() -> Settings {
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
-    let (criterion, samples) = if flag("LIVENS_BENCH_QUICK") {
-        let c = Criterion::default()
-            .measurement_time(Duration::from_secs(1))
-            .warm_up_time(Duration::from_millis(500))
-            .sample_size(10);
-        (c, 10)
-    } else {
-        (Criterion::default(), 100)
-    };
+    let (criterion, samples) = record::config();
     Settings {
         criterion: criterion.configure_from_args(),
         samples,

@@ -1,8 +1,13 @@
 //! What one benchmark timed, kept by the bench itself so that it can print a summary
 //! (criterion's own estimates are not readable from the bench): every batch criterion
 //! timed, warm-up first, then its samples, and the Newton iterations of all timed steps.
+// Each bench includes this file and uses part of it.
+#![allow(dead_code)]
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+use criterion::Criterion;
 
 /// Every batch of one benchmark and the Newton iterations of its steps.
 #[derive(Default)]
@@ -53,5 +58,20 @@ impl Record {
     /// Steps timed, warm-up included.
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+}
+
+/// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1` (1 s
+/// measurement, 0.5 s warm-up, 10 samples); and the number of samples it takes.
+pub fn config() -> (Criterion, usize) {
+    let quick = std::env::var("LIVENS_BENCH_QUICK").is_ok_and(|v| v == "1");
+    if quick {
+        let c = Criterion::default()
+            .measurement_time(Duration::from_secs(1))
+            .warm_up_time(Duration::from_millis(500))
+            .sample_size(10);
+        (c, 10)
+    } else {
+        (Criterion::default(), 100)
     }
 }
