@@ -416,7 +416,7 @@ fn reverse_cuthill_mckee(nodes: &[usize], in_row: &[BTreeSet<usize>]) -> Vec<usi
 const STRAIGHT_LINE_LIMIT: usize = 60_000;
 
 /// Multiply–adds of the static steps emitted in one function.
-const PART_FLOPS: usize = 4_000;
+const PART_FLOPS: usize = 1_000;
 
 /// Blocks of up to this many unknowns are factored in a contiguous stack copy
 /// (`8 S²` bytes in `f64`: 32 KiB at 64).
@@ -498,9 +498,13 @@ impl Elimination {
             }
         });
         // The steps in parts of at most `PART_FLOPS` multiply–adds, each its own
-        // function: LLVM's time on one function grows faster than its length (one
+        // function: LLVM's time on one function grows faster than its length. One
         // function for the 40-link chain's 39 k multiply–adds more than doubled the
-        // build of the chains bench).
+        // build of the chains bench; a crate stepping the 10-link chain with EM and
+        // VI-A builds (test profile, after its dependencies) in 22.6 s with parts of
+        // 4000, 17.6 s with 1000, 16.9 s with 250, and 6.7 s with no straight-line
+        // code at all (the table-driven factorisation, three times the instructions).
+        // Chunking the solve's passes as well gained nothing.
         let mut parts: Vec<Vec<TokenStream>> = vec![vec![]];
         let mut part_flops = 0;
         for (k, step) in steps.enumerate() {
