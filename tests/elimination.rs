@@ -1,5 +1,6 @@
 //! The elimination plans `model!` emits (static diagonal pivots for the primal
-//! unknowns in Markowitz order, a dense block for the multipliers) solve the step
+//! unknowns and 2 × 2 pivots for pairs of multipliers in minimum-fill order, a block
+//! with partial pivoting for the multipliers left) solve the step
 //! Jacobians exactly as the dense LU with partial pivoting does: for every GGL scheme
 //! of the catalogue's models, at pseudo-random points, the planned solution of
 //! `J x = r` agrees with the dense one, and on the papers' runs no static pivot ever

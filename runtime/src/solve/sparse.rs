@@ -5,7 +5,7 @@
 //!
 //! - the **primal** ones (positions, momenta, velocities), whose diagonal entries are
 //!   structural nonzeros of the form `I + O(h)`: eliminated first, with static
-//!   pivots on the diagonal in a fill-reducing (Markowitz) order, and for each
+//!   pivots on the diagonal in a fill-reducing (minimum-deficiency) order, and for each
 //!   elimination step the plan records which rows and columns it touches;
 //! - the **multipliers**, whose diagonal is a structural zero: what is left of their
 //!   rows and columns after the primal elimination is their Schur complement, a block
