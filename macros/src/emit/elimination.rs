@@ -57,6 +57,9 @@ pub struct Elimination {
     /// Entries the factorisation reads that the Jacobian does not have: the static
     /// steps' fill and the block's zeros.
     fill: Vec<(usize, usize)>,
+    /// The Jacobian's nonzero columns of each primal row (empty for a multiplier's):
+    /// the entries whose magnitudes, summed, scale the row in the threshold test.
+    scaled: Vec<Vec<usize>>,
 }
 
 impl Elimination {
@@ -100,6 +103,12 @@ impl Elimination {
         let original = (in_row.clone(), in_column.clone());
         let mut plan = Self::empty(n);
         plan.multiplier = primal.iter().map(|&p| !p).collect();
+        plan.scaled = (0..n)
+            .map(|i| match primal[i] {
+                true => in_row[i].iter().copied().collect(),
+                false => Vec::new(),
+            })
+            .collect();
         let mut done = vec![false; n];
         let union = |a: &BTreeSet<usize>, b: &BTreeSet<usize>, not: [usize; 2]| -> Vec<usize> {
             a.union(b).copied().filter(|x| !not.contains(x)).collect()
@@ -229,6 +238,7 @@ impl Elimination {
             rows: Vec::new(),
             columns: Vec::new(),
             fill: Vec::new(),
+            scaled: vec![Vec::new(); n],
         }
     }
 
@@ -304,6 +314,7 @@ impl Elimination {
         };
         let (rows, row_start) = flat(&self.rows);
         let (columns, column_start) = flat(&self.columns);
+        let (scaled, scaled_start) = flat(&self.scaled);
         let fill = self.fill.iter().map(|&(i, j)| {
             let (i, j) = (i as u16, j as u16);
             quote!((#i, #j))
@@ -322,6 +333,8 @@ impl Elimination {
                 row_start: &[#(#row_start),*],
                 columns: &[#(#columns),*],
                 column_start: &[#(#column_start),*],
+                scaled: &[#(#scaled),*],
+                scaled_start: &[#(#scaled_start),*],
                 fill: &[#(#fill),*],
             }
         }
@@ -450,21 +463,62 @@ impl Elimination {
             quote!(#e = T::zero();)
         });
         let in_block = |i: usize| self.block_rows.contains(&i);
+        // The row scales of the threshold test (see `solve::sparse::factor`): the
+        // 1-norm of each primal row that a single pivot's test reads.
+        let in_pair = |k: usize| self.paired[k] || (k > 0 && self.paired[k - 1]);
+        let single = |k: usize| !in_pair(k);
+        let mut tested: BTreeSet<usize> = BTreeSet::new();
+        for (k, &(r, _)) in self.pivots.iter().enumerate().filter(|&(k, _)| single(k)) {
+            let below = self.rows[k].iter().filter(|&&i| !self.multiplier[i]);
+            if below.clone().next().is_some() {
+                tested.insert(r);
+                tested.extend(below);
+            }
+        }
+        let scale = |i: usize| {
+            let i = lit(i);
+            quote!(scale[#i])
+        };
+        let scales = tested.iter().map(|&i| {
+            let name = scale(i);
+            let entries = self.scaled[i].iter().map(|&j| {
+                let e = at(i, j);
+                quote!(#e.abs())
+            });
+            quote!(#name = #(#entries)+*;)
+        });
         let steps = self.pivots.iter().enumerate().map(|(k, &(r, c))| {
             let rows = &self.rows[k];
             let pivot = at(r, c);
             // As `solve::sparse::factor` tests: a single pivot against the primal rows
-            // below it, a 2 × 2 pivot against itself.
-            let second_of_pair = k > 0 && self.paired[k - 1];
-            let in_pair = self.paired[k] || second_of_pair;
-            let largest = rows
-                .iter()
-                .filter(|&&i| !(in_pair || self.multiplier[i]))
-                .map(|&i| {
-                    let e = at(i, c);
-                    quote!(let largest = largest.max(#e.abs());)
-                })
-                .chain(second_of_pair.then(|| quote!(let largest = largest.max(*pair_scale);)));
+            // below it, each row divided by its 1-norm; a 2 × 2 pivot against
+            // itself.
+            let test = if single(k) {
+                let below: Vec<_> = rows.iter().filter(|&&i| !self.multiplier[i]).collect();
+                let limit = (!below.is_empty()).then(|| {
+                    let scale_r = scale(r);
+                    quote!(let limit = threshold * #scale_r;)
+                });
+                let each = below.iter().map(|&&i| {
+                    let (e, scale_i) = (at(i, c), scale(i));
+                    quote!(& (#e.abs() * limit <= magnitude * #scale_i))
+                });
+                quote! {
+                    let magnitude = pivot.abs();
+                    #limit
+                    let acceptable = (magnitude.is_finite() & (pivot != T::zero())) #(#each)*;
+                }
+            } else {
+                let largest =
+                    (!self.paired[k]).then(|| quote!(let largest = largest.max(*pair_scale);));
+                quote! {
+                    let largest = pivot.abs();
+                    #largest
+                    let acceptable = pivot.abs() >= threshold * largest
+                        && largest.is_finite()
+                        && pivot != T::zero();
+                }
+            };
             let scale = rows.iter().map(|&i| {
                 let e = at(i, c);
                 quote!(#e *= inverse;)
@@ -486,9 +540,8 @@ impl Elimination {
                 {
                     #choose
                     let pivot = #pivot;
-                    let largest = pivot.abs();
-                    #(#largest)*
-                    if !(pivot.abs() >= threshold * largest && largest.is_finite()) || pivot == T::zero() {
+                    #test
+                    if !acceptable {
                         return ::core::result::Result::Err(#p::NeedsPivoting { step: #k });
                     }
                     let inverse = T::one() / pivot;
@@ -532,14 +585,15 @@ impl Elimination {
                         slot: &mut [usize; #n],
                         plan: &#p::Plan,
                         threshold: T,
+                        scale: &[T; #n],
                         pair_scale: &mut T,
                     ) -> ::core::result::Result<(), #p::NeedsPivoting> {
-                        let _ = (&slot, plan, &pair_scale);
+                        let _ = (&slot, plan, scale, &pair_scale);
                         #(#steps)*
                         ::core::result::Result::Ok(())
                     }
                     if let ::core::result::Result::Err(e) =
-                        part(a, slot, plan, threshold, &mut pair_scale)
+                        part(a, slot, plan, threshold, &scale, &mut pair_scale)
                     {
                         return ::core::option::Option::Some(::core::result::Result::Err(e));
                     }
@@ -614,6 +668,8 @@ impl Elimination {
                 let plan: &#p::Plan = #plan;
                 #(#fill)*
                 let threshold = #p::c::<T>(#p::sparse_threshold());
+                let mut scale = [T::zero(); #n];
+                #(#scales)*
                 let mut pair_scale = T::zero();
                 #(#parts)*
                 ::core::option::Option::Some(#block)
