@@ -57,8 +57,10 @@ where
         let mut r = SVector::<f64, N>::zeros();
         // NaN wherever the writer does not write (the structural zeros): the plan must
         // never read them, but for its fill, which it zeroes itself.
+        // In release builds the planned writer packs the plan's entries and the dense
+        // one unpacks them: the dense solve below checks the unpacking too.
         let mut planned = [[f64::NAN; N]; N];
-        model.residual_and_jacobian(&scheme, h, state, &x, &mut r, &mut planned);
+        model.residual_and_jacobian_planned(&scheme, h, state, &x, &mut r, &mut planned);
         let mut dense = [[0.0; N]; N];
         model.residual_and_jacobian(&scheme, h, state, &x, &mut r, &mut dense);
         let mut slot = [0usize; N];

@@ -148,10 +148,30 @@ fn scheme_impl(
             quote!(),
         ),
     };
-    let j_writes = nonzero.iter().zip(j_vals).map(|((i, j, _), v)| {
-        let (i, j) = (lit(*i), lit(*j));
-        quote!(jac[#j][#i] = #v;)
-    });
+    let j_writes: Vec<TokenStream> = nonzero
+        .iter()
+        .zip(j_vals)
+        .map(|((i, j, _), v)| {
+            let (i, j) = (lit(*i), lit(*j));
+            quote!(jac[#j][#i] = #v;)
+        })
+        .collect();
+    // In release builds a plan may pack its entries (see `Elimination::packing`): the
+    // planned writer then puts entry (i, j) at its position.
+    let packed_writes: Option<Vec<TokenStream>> = elimination
+        .as_ref()
+        .and_then(|e| e.packing())
+        .map(|position| {
+            nonzero
+                .iter()
+                .zip(j_vals)
+                .map(|((i, j, _), v)| {
+                    let k = position[&(*i, *j)];
+                    let (i, j) = (lit(k % n), lit(k / n));
+                    quote!(jac[#j][#i] = #v;)
+                })
+                .collect()
+        });
     let (r_stmts, r_only) = block(model, &t.residual);
     let (g_stmts, g_vals) = block(model, &t.guess);
     let guess = svector(n, &g_vals);
@@ -186,6 +206,60 @@ fn scheme_impl(
     let prologue = quote!(#(#bindings)*);
     let name = &model.name;
     let state = quote!(#p::GglState<T, #dl, #ml>);
+    let signature = quote! {
+        (
+            &self,
+            scheme: &#marker,
+            h: T,
+            known: &#state,
+            x: &#p::SVector<T, #nl>,
+            r: &mut #p::SVector<T, #nl>,
+            jac: &mut [[T; #nl]; #nl],
+        )
+    };
+    let writer = |writes: &[TokenStream]| {
+        quote! {
+            #prologue
+            let x = &x.data.0[0];
+            #stmts
+            r.data.0[0] = [#(#r_vals),*];
+            #clear
+            #(#writes)*
+        }
+    };
+    let dense_writer = writer(&j_writes);
+    // Release builds with a packed plan write packed and unpack for the column-stored
+    // contract; debug builds compile only the column-stored writer (the table-driven
+    // factorisation reads that layout). The writer is emitted twice but compiled once.
+    let unpacking = elimination.as_ref().and_then(|e| e.unpacking());
+    let writers = match (packed_writes, unpacking) {
+        (Some(packed), Some(unpack)) => {
+            let packed_writer = writer(&packed);
+            quote! {
+                #[cfg(debug_assertions)]
+                fn residual_and_jacobian #signature {
+                    #dense_writer
+                }
+
+                #[cfg(not(debug_assertions))]
+                fn residual_and_jacobian #signature {
+                    self.residual_and_jacobian_planned(scheme, h, known, x, r, jac);
+                    #unpack
+                }
+
+                #[cfg(not(debug_assertions))]
+                #[inline(never)]
+                fn residual_and_jacobian_planned #signature {
+                    #packed_writer
+                }
+            }
+        }
+        _ => quote! {
+            fn residual_and_jacobian #signature {
+                #dense_writer
+            }
+        },
+    };
     let step = step_impl(
         model,
         &marker,
@@ -203,22 +277,7 @@ fn scheme_impl(
 
             #planned
 
-            fn residual_and_jacobian(
-                &self,
-                scheme: &#marker,
-                h: T,
-                known: &#state,
-                x: &#p::SVector<T, #nl>,
-                r: &mut #p::SVector<T, #nl>,
-                jac: &mut [[T; #nl]; #nl],
-            ) {
-                #prologue
-                let x = &x.data.0[0];
-                #stmts
-                r.data.0[0] = [#(#r_vals),*];
-                #clear
-                #(#j_writes)*
-            }
+            #writers
 
             fn residual(&self, scheme: &#marker, h: T, known: &#state, x: &#p::SVector<T, #nl>, r: &mut #p::SVector<T, #nl>) {
                 #prologue

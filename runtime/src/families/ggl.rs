@@ -56,6 +56,23 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
         r: &mut SVector<T, N>,
         jac: &mut [[T; N]; N],
     );
+    /// [`residual_and_jacobian`](Self::residual_and_jacobian) with `∂R/∂x` in the
+    /// layout [`factor_planned`](Self::factor_planned) reads. Release builds of
+    /// `model!` pack the plan's entries at the front of `jac` (see
+    /// [`sparse`]'s compact layout), where the factorisation's working set is
+    /// contiguous; otherwise, and by default, the layout is the column-stored one.
+    #[allow(clippy::too_many_arguments)]
+    fn residual_and_jacobian_planned(
+        &self,
+        scheme: &S,
+        h: T,
+        known: &GglState<T, D, M>,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+        jac: &mut [[T; N]; N],
+    ) {
+        self.residual_and_jacobian(scheme, h, known, x, r, jac);
+    }
     /// Writes only the residual `R(known, x, h)` into `r`.
     fn residual(
         &self,
@@ -109,6 +126,15 @@ where
     ) {
         self.model
             .residual_and_jacobian(self.scheme, self.h, self.known, x, r, jac);
+    }
+    fn residual_and_jacobian_planned(
+        &mut self,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+        jac: &mut [[T; N]; N],
+    ) {
+        self.model
+            .residual_and_jacobian_planned(self.scheme, self.h, self.known, x, r, jac);
     }
     fn factor_planned(
         &mut self,

@@ -23,11 +23,23 @@ pub trait NewtonSystem<T: Real, const N: usize> {
         r: &mut SVector<T, N>,
         jac: &mut [[T; N]; N],
     );
-    /// An approximation of `∂R/∂x` for [`JacobianUpdate::Chord`]; the exact Jacobian
-    /// unless the system supplies a cheaper one.
+    /// [`residual_and_jacobian`](Self::residual_and_jacobian) in the layout
+    /// [`factor_planned`](Self::factor_planned) reads, which may pack the plan's
+    /// entries (see [`sparse`](crate::solve::sparse)); by default the same.
+    fn residual_and_jacobian_planned(
+        &mut self,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+        jac: &mut [[T; N]; N],
+    ) {
+        self.residual_and_jacobian(x, r, jac);
+    }
+    /// An approximation of `∂R/∂x` for [`JacobianUpdate::Chord`], in the layout of
+    /// [`residual_and_jacobian_planned`](Self::residual_and_jacobian_planned); the
+    /// exact Jacobian unless the system supplies a cheaper one.
     fn approximate_jacobian(&mut self, x: &SVector<T, N>, jac: &mut [[T; N]; N]) {
         let mut r = SVector::zeros();
-        self.residual_and_jacobian(x, &mut r, jac);
+        self.residual_and_jacobian_planned(x, &mut r, jac);
     }
     /// Factors `jac` along an elimination plan fixed at compile time (see
     /// [`sparse`](crate::solve::sparse)), writing the unknowns' slots into `slot`; `None` if the system has
@@ -153,7 +165,7 @@ pub fn solve<T: Real, const N: usize, K: Storage>(
             system.residual(x, r);
             system.approximate_jacobian(x, jac);
         } else if fresh {
-            system.residual_and_jacobian(x, r, jac);
+            system.residual_and_jacobian_planned(x, r, jac);
         } else {
             system.residual(x, r);
         }
@@ -176,7 +188,7 @@ pub fn solve<T: Real, const N: usize, K: Storage>(
             (options.jacobian, fresh, previous)
         {
             if residual > nalgebra::convert::<f64, T>(contraction) * prev {
-                system.residual_and_jacobian(x, r, jac);
+                system.residual_and_jacobian_planned(x, r, jac);
                 refactor = true;
             }
         }
@@ -187,16 +199,15 @@ pub fn solve<T: Real, const N: usize, K: Storage>(
                     planned = true;
                 } else {
                     // The static pivot was too small here: assemble J again, every
-                    // entry, and factor it with partial pivoting.
+                    // entry, in the column-stored layout, and factor it with partial
+                    // pivoting (with the chord iteration too: the exact Jacobian, as
+                    // the approximate one may be packed). `r` is rewritten with the
+                    // same residual.
                     pivoting_fallbacks = pivoting_fallbacks.saturating_add(1);
                     for column in jac.iter_mut() {
                         column.fill(T::zero());
                     }
-                    if fresh && options.jacobian == JacobianUpdate::Chord {
-                        system.approximate_jacobian(x, jac);
-                    } else {
-                        system.residual_and_jacobian(x, r, jac);
-                    }
+                    system.residual_and_jacobian(x, r, jac);
                 }
             }
             if !planned {

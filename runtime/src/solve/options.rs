@@ -21,7 +21,9 @@ pub enum JacobianUpdate {
     /// Chord iteration: the system's
     /// [`approximate_jacobian`](crate::solve::NewtonSystem::approximate_jacobian),
     /// evaluated and factored once at the starting point of each step and kept for all
-    /// its iterations (spec 004 §2.5 solves its conversion equations this way).
+    /// its iterations (spec 004 §2.5 solves its conversion equations this way). If
+    /// its elimination plan meets a pivot too small, the exact Jacobian is factored
+    /// with partial pivoting instead.
     Chord,
 }
 

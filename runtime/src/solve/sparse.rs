@@ -24,6 +24,13 @@
 //! primal unknowns first would leave a full Schur complement, since the constraints'
 //! curvature couples neighbouring bodies and the inverse of the primal block is full.
 //!
+//! Release builds of `model!` emit the plan as straight-line code, and for plans with
+//! a small dense block they also pack its entries (the Jacobian's nonzeros and the
+//! fill) at the front of the matrix in column-major order: the Jacobian's planned
+//! writer puts each there, the factorisation and solve read it there, and
+//! [`unpack`] restores the column-stored layout for `residual_and_jacobian`. The
+//! table-driven functions here always work on the column-stored layout.
+//!
 //! At run time [`factor`] follows the plan: no pivot search over the primal part, no
 //! scan of structural zeros, work proportional to the nonzeros and their fill plus the
 //! block's (its cube when dense, its size times the band's area when banded).
@@ -325,6 +332,39 @@ pub fn factor_block_dense<T: Real, const N: usize, const S: usize>(
         }
     }
     Ok(())
+}
+
+/// Factors the `S × S` block `block` (column-stored) in place with partial pivoting,
+/// as [`lu::factor_in_place`](crate::solve::lu::factor_in_place) does, for the
+/// compact layout's straight-line code; a singular block is reported as the
+/// elimination step `statics` plus its column.
+pub fn factor_small_block<T: Real, const S: usize>(
+    block: &mut [[T; S]; S],
+    perm: &mut [usize; S],
+    statics: usize,
+) -> Result<(), NeedsPivoting> {
+    crate::solve::lu::factor_in_place(block, perm).map_err(|e| NeedsPivoting {
+        step: statics
+            + match e {
+                crate::SolveError::SingularMatrix { column } => column,
+                _ => 0,
+            },
+    })
+}
+
+/// Moves the entries of a Jacobian written in a plan's compact layout (entry `k` at
+/// flat position `k` of the column-stored `a`) to their places: `source[k]` is entry
+/// `k`'s place `j N + i`, or `u32::MAX` for a fill entry, which is dropped. Places are
+/// increasing and never before their entries, so the move goes in place from the
+/// last entry down; positions left behind are zeroed.
+pub fn unpack<T: Real, const N: usize>(a: &mut [[T; N]; N], source: &[u32]) {
+    let flat = a.as_flattened_mut();
+    for (k, &place) in source.iter().enumerate().rev() {
+        let value = core::mem::replace(&mut flat[k], T::zero());
+        if place != u32::MAX {
+            flat[place as usize] = value;
+        }
+    }
 }
 
 /// The banded block of [`factor`] ([`Plan::band`] is `Some((kl, ku))`), by partial
