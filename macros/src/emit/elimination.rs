@@ -33,6 +33,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::lit;
+use super::repeats::{self, Chunk, Item, Layout, Operands};
 
 use super::private;
 
@@ -475,21 +476,44 @@ impl Elimination {
         let n = lit(self.n);
         let packing = self.packing();
         let compact = packing.is_some();
+        let position = |i: usize, j: usize| match &packing {
+            Some(position) => position[&(i, j)],
+            None => j * self.n + i,
+        };
+        let layout = Layout {
+            n: self.n,
+            position: &position,
+        };
         let at = |i: usize, j: usize| {
-            let (i, j) = match &packing {
-                Some(position) => {
-                    let k = position[&(i, j)];
-                    (k % self.n, k / self.n)
-                }
-                None => (i, j),
-            };
-            let (i, j) = (lit(i), lit(j));
+            let k = position(i, j);
+            let (i, j) = (lit(k % self.n), lit(k / self.n));
             quote!(a[#j][#i])
         };
-        let fill = self.fill.iter().map(|&(i, j)| {
-            let e = at(i, j);
-            quote!(#e = T::zero();)
-        });
+        // Repeated steps are folded into loops (see `repeats`) in the compact layout;
+        // the column-stored one's 2 × 2 pivots call the runtime with the whole matrix,
+        // which a loop's flat view of it has borrowed.
+        let fold = compact;
+        let reading = quote!(let f = a.as_flattened(););
+        let writing = quote!(let f = a.as_flattened_mut(););
+        let emit =
+            |items: &[Item], flatten: &TokenStream| repeats::emit(items, &layout, flatten, fold);
+        let tokens = |chunks: Vec<Chunk>| chunks.into_iter().map(|chunk| chunk.tokens);
+
+        // The fill, zeroed in the order of its positions, which repeats where the
+        // matrix does.
+        let mut fill = self.fill.clone();
+        fill.sort_by_key(|&(i, j)| position(i, j));
+        let fill: Vec<Item> = fill
+            .into_iter()
+            .map(|(i, j)| -> Item {
+                Box::new(move |o: &dyn Operands| {
+                    let e = o.entry(i, j);
+                    quote!(#e = T::zero();)
+                })
+            })
+            .collect();
+        let fill = tokens(emit(&fill, &writing));
+
         let in_block = |i: usize| self.block_rows.contains(&i);
         // The row scales of the threshold test (see `solve::sparse::factor`): the
         // 1-norm of each primal row that a single pivot's test reads.
@@ -503,124 +527,44 @@ impl Elimination {
                 tested.extend(below);
             }
         }
-        let scale = |i: usize| {
-            let i = lit(i);
-            quote!(scale[#i])
-        };
-        let scales = tested.iter().map(|&i| {
-            let name = scale(i);
-            let entries = self.scaled[i].iter().map(|&j| {
-                let e = at(i, j);
-                quote!(#e.abs())
-            });
-            quote!(#name = #(#entries)+*;)
-        });
-        let steps = self.pivots.iter().enumerate().map(|(k, &(r, c))| {
-            let rows = &self.rows[k];
-            let pivot = at(r, c);
-            // As `solve::sparse::factor` tests: a single pivot against the primal rows
-            // below it, each row divided by its 1-norm; a 2 × 2 pivot against
-            // itself.
-            let test = if single(k) {
-                let below: Vec<_> = rows.iter().filter(|&&i| !self.multiplier[i]).collect();
-                let limit = (!below.is_empty()).then(|| {
-                    let scale_r = scale(r);
-                    quote!(let limit = threshold * #scale_r;)
-                });
-                let each = below.iter().map(|&&i| {
-                    let (e, scale_i) = (at(i, c), scale(i));
-                    quote!(& (#e.abs() * limit <= magnitude * #scale_i))
-                });
-                quote! {
-                    let magnitude = pivot.abs();
-                    #limit
-                    let acceptable = (magnitude.is_finite() & (pivot != T::zero())) #(#each)*;
-                }
-            } else {
-                let largest =
-                    (!self.paired[k]).then(|| quote!(let largest = largest.max(*pair_scale);));
-                quote! {
-                    let largest = pivot.abs();
-                    #largest
-                    let acceptable = pivot.abs() >= threshold * largest
-                        && largest.is_finite()
-                        && pivot != T::zero();
-                }
-            };
-            let scale = rows.iter().map(|&i| {
-                let e = at(i, c);
-                quote!(#e *= inverse;)
-            });
-            let updates = self.columns[k].iter().map(|&j| {
-                let u = at(r, j);
-                let each = rows.iter().map(|&i| {
-                    let (target, l) = (at(i, j), at(i, c));
-                    quote!(#target -= #l * u;)
-                });
-                quote!({ let u = #u; #(#each)* })
-            });
-            let choose = match (self.paired[k], compact) {
-                (false, _) => quote!(),
-                (true, false) => {
-                    quote!(*pair_scale = #p::sparse::choose_pair_row(plan, #k, a, slot);)
-                }
-                // As `solve::sparse::choose_pair_row`, on the entries' positions.
-                (true, true) => {
-                    let (r2, c2) = self.pivots[k + 1];
-                    let (a11, a21, a12, a22) = (at(r, c), at(r2, c), at(r, c2), at(r2, c2));
-                    let swaps = std::iter::once(c)
-                        .chain(self.columns[k].iter().copied())
-                        .map(|j| {
-                            let (x, y) = (at(r, j), at(r2, j));
-                            quote!(let t = #x; #x = #y; #y = t;)
-                        });
-                    let (cl, rl, r2l) = (lit(c), lit(r), lit(r2));
-                    quote! {
-                        let products = (#a11 * #a22).abs() + (#a12 * #a21).abs();
-                        let first = #a11.abs().max(#a21.abs());
-                        *pair_scale = if first > T::zero() { products / first } else { T::zero() };
-                        if #a21.abs() > #a11.abs() {
-                            #(#swaps)*
-                            slot[#cl] = #r2l;
-                        } else {
-                            slot[#cl] = #rl;
-                        }
-                    }
-                }
-            };
-            quote! {
-                {
-                    #choose
-                    let pivot = #pivot;
-                    #test
-                    if !acceptable {
-                        return ::core::result::Result::Err(#p::NeedsPivoting { step: #k });
-                    }
-                    let inverse = T::one() / pivot;
-                    #(#scale)*
-                    #(#updates)*
-                }
-            }
-        });
-        // The steps in parts of at most `PART_FLOPS` multiply–adds, each its own
-        // function: LLVM's time on one function grows faster than its length. One
-        // function for the 40-link chain's 39 k multiply–adds more than doubled the
-        // build of the chains bench; a crate stepping the 10-link chain with EM and
-        // VI-A built (dev profile, after its dependencies, before the methods were
-        // left to release builds) in 22.6 s with parts of 4000, 17.6 s with 1000,
-        // 16.9 s with 250, and 6.7 s with no straight-line code at all. Chunking the
-        // solve's passes as well gained nothing.
+        let scales: Vec<Item> = tested
+            .iter()
+            .map(|&i| -> Item {
+                Box::new(move |o: &dyn Operands| {
+                    let name = o.index(i);
+                    let entries = self.scaled[i].iter().map(|&j| {
+                        let e = o.entry(i, j);
+                        quote!(#e.abs())
+                    });
+                    quote!(scale[#name] = #(#entries)+*;)
+                })
+            })
+            .collect();
+        let scales = tokens(emit(&scales, &reading));
+
+        let steps: Vec<Item> = (0..self.pivots.len())
+            .map(|k| -> Item { Box::new(move |o: &dyn Operands| self.step(k, compact, o)) })
+            .collect();
+        // The steps in parts of at most `PART_FLOPS` multiply–adds (a loop counts its
+        // body once), each its own function: LLVM's time on one function grows faster
+        // than its length. One function for the 40-link chain's 39 k multiply–adds
+        // more than doubled the build of the chains bench; a crate stepping the
+        // 10-link chain with EM and VI-A built (dev profile, after its dependencies,
+        // before the methods were left to release builds) in 22.6 s with parts of
+        // 4000, 17.6 s with 1000, 16.9 s with 250, and 6.7 s with no straight-line
+        // code at all. Chunking the solve's passes as well gained nothing.
+        let step_flops = |k: usize| self.rows[k].len() * (self.columns[k].len() + 1);
         let mut parts: Vec<Vec<TokenStream>> = vec![vec![]];
         let mut part_flops = 0;
-        for (k, step) in steps.enumerate() {
-            let flops = self.rows[k].len() * (self.columns[k].len() + 1);
+        for chunk in emit(&steps, &writing) {
+            let flops: usize = chunk.body.clone().map(step_flops).sum();
             if part_flops > 0 && part_flops + flops > PART_FLOPS {
                 parts.push(vec![]);
                 part_flops = 0;
             }
             part_flops += flops;
             if let Some(part) = parts.last_mut() {
-                part.push(step);
+                part.push(chunk.tokens);
             }
         }
         let inline = if parts.len() > 1 {
@@ -652,42 +596,60 @@ impl Elimination {
                 }
             }
         });
-        let b = |i: usize| {
-            let i = lit(i);
+        let b = |o: &dyn Operands, i: usize| {
+            let i = o.index(i);
             quote!(b[#i])
         };
         // x_j of a dense block's column sits in b[slot[j]] until the block is
         // unpermuted; a banded block solves in place.
-        let x = |j: usize| {
+        let x = move |o: &dyn Operands, j: usize| {
             if in_block(j) && self.band.is_none() && !compact {
-                let j = lit(j);
+                let j = o.index(j);
                 quote!(b[slot[#j]])
             } else {
-                b(j)
+                b(o, j)
             }
         };
-        let forward = self.pivots.iter().enumerate().map(|(k, &(r, c))| {
-            let exchange = if self.paired[k] {
-                let (r, c) = (lit(r), lit(c));
-                quote!(if slot[#c] != #r { b.swap(#r, slot[#c]); })
-            } else {
-                quote!()
-            };
-            let y = b(r);
-            let each = self.rows[k].iter().map(|&i| {
-                let (bi, l) = (b(i), at(i, c));
-                quote!(#bi -= #l * y;)
-            });
-            quote!({ #exchange let y = #y; #(#each)* })
-        });
-        let backward = self.pivots.iter().enumerate().rev().map(|(k, &(r, c))| {
-            let (br, pivot) = (b(r), at(r, c));
-            let each = self.columns[k].iter().map(|&j| {
-                let (u, xj) = (at(r, j), x(j));
-                quote!(s -= #u * #xj;)
-            });
-            quote!({ let mut s = #br; #(#each)* #br = s / #pivot; })
-        });
+        let forward: Vec<Item> = self
+            .pivots
+            .iter()
+            .enumerate()
+            .map(|(k, &(r, c))| -> Item {
+                Box::new(move |o: &dyn Operands| {
+                    let exchange = if self.paired[k] {
+                        let (r, c) = (o.index(r), o.index(c));
+                        quote!(if slot[#c] != #r { b.swap(#r, slot[#c]); })
+                    } else {
+                        quote!()
+                    };
+                    let y = b(o, r);
+                    let each = self.rows[k].iter().map(|&i| {
+                        let (bi, l) = (b(o, i), o.entry(i, c));
+                        quote!(#bi -= #l * y;)
+                    });
+                    quote!({ #exchange let y = #y; #(#each)* })
+                })
+            })
+            .collect();
+        let forward = tokens(emit(&forward, &reading));
+        let backward: Vec<Item> = self
+            .pivots
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(k, &(r, c))| -> Item {
+                Box::new(move |o: &dyn Operands| {
+                    let br = b(o, r);
+                    let each = self.columns[k].iter().map(|&j| {
+                        let (u, xj) = (o.entry(r, j), x(o, j));
+                        quote!(s -= #u * #xj;)
+                    });
+                    let pivot = o.entry(r, c);
+                    quote!({ let mut s = #br; #(#each)* #br = s / #pivot; })
+                })
+            })
+            .collect();
+        let backward = tokens(emit(&backward, &reading));
         // A banded block is factored inside its band; a small dense one in a contiguous
         // copy by the dense LU.
         let (block, solve_block, unpermute) = if compact {
@@ -747,6 +709,111 @@ impl Elimination {
             }
         }
     }
+
+    /// Static step `k` of `factor_planned`: the pivot's test, the scaling of its
+    /// column, the update of the rows below it; for the first of a 2 × 2 pivot, the
+    /// choice of its row.
+    fn step(&self, k: usize, compact: bool, o: &dyn Operands) -> TokenStream {
+        let p = private();
+        let (r, c) = self.pivots[k];
+        let rows = &self.rows[k];
+        let in_pair = |k: usize| self.paired[k] || (k > 0 && self.paired[k - 1]);
+        let scale = |i: usize| {
+            let i = o.index(i);
+            quote!(scale[#i])
+        };
+        // As `solve::sparse::factor` tests: a single pivot against the primal rows
+        // below it, each row divided by its 1-norm; a 2 × 2 pivot against itself.
+        let test = if !in_pair(k) {
+            let below: Vec<_> = rows.iter().filter(|&&i| !self.multiplier[i]).collect();
+            let limit = (!below.is_empty()).then(|| {
+                let scale_r = scale(r);
+                quote!(let limit = threshold * #scale_r;)
+            });
+            let each = below.iter().map(|&&i| {
+                let (e, scale_i) = (o.entry(i, c), scale(i));
+                quote!(& (#e.abs() * limit <= magnitude * #scale_i))
+            });
+            quote! {
+                let magnitude = pivot.abs();
+                #limit
+                let acceptable = (magnitude.is_finite() & (pivot != T::zero())) #(#each)*;
+            }
+        } else {
+            let largest =
+                (!self.paired[k]).then(|| quote!(let largest = largest.max(*pair_scale);));
+            quote! {
+                let largest = pivot.abs();
+                #largest
+                let acceptable = pivot.abs() >= threshold * largest
+                    && largest.is_finite()
+                    && pivot != T::zero();
+            }
+        };
+        let scaling = rows.iter().map(|&i| {
+            let e = o.entry(i, c);
+            quote!(#e *= inverse;)
+        });
+        let updates = self.columns[k].iter().map(|&j| {
+            let u = o.entry(r, j);
+            let each = rows.iter().map(|&i| {
+                let (target, l) = (o.entry(i, j), o.entry(i, c));
+                quote!(#target -= #l * u;)
+            });
+            quote!({ let u = #u; #(#each)* })
+        });
+        let choose = match (self.paired[k], compact) {
+            (false, _) => quote!(),
+            (true, false) => {
+                let k = o.index(k);
+                quote!(*pair_scale = #p::sparse::choose_pair_row(plan, #k, a, slot);)
+            }
+            // As `solve::sparse::choose_pair_row`, on the entries' positions.
+            (true, true) => {
+                let (r2, c2) = self.pivots[k + 1];
+                let (a11, a21, a12, a22) = (
+                    o.entry(r, c),
+                    o.entry(r2, c),
+                    o.entry(r, c2),
+                    o.entry(r2, c2),
+                );
+                let swaps = std::iter::once(c)
+                    .chain(self.columns[k].iter().copied())
+                    .map(|j| {
+                        let (x, y) = (o.entry(r, j), o.entry(r2, j));
+                        quote!(let kept = #x; #x = #y; #y = kept;)
+                    });
+                let (cl, rl, r2l) = (o.index(c), o.index(r), o.index(r2));
+                quote! {
+                    let products = (#a11 * #a22).abs() + (#a12 * #a21).abs();
+                    let first = #a11.abs().max(#a21.abs());
+                    *pair_scale = if first > T::zero() { products / first } else { T::zero() };
+                    if #a21.abs() > #a11.abs() {
+                        #(#swaps)*
+                        slot[#cl] = #r2l;
+                    } else {
+                        slot[#cl] = #rl;
+                    }
+                }
+            }
+        };
+        let pivot = o.entry(r, c);
+        let step = o.index(k);
+        quote! {
+            {
+                #choose
+                let pivot = #pivot;
+                #test
+                if !acceptable {
+                    return ::core::result::Result::Err(#p::NeedsPivoting { step: #step });
+                }
+                let inverse = T::one() / pivot;
+                #(#scaling)*
+                #(#updates)*
+            }
+        }
+    }
+
     /// The compact layout, if release builds use one for this plan: the position of
     /// each entry the factorisation reads (the Jacobian's nonzeros and the fill) when
     /// they are packed at the front of the column-stored matrix in column-major

@@ -13,6 +13,7 @@ use crate::schemes::SchemeRequest;
 mod elimination;
 mod kernels;
 mod model;
+mod repeats;
 mod scheme;
 use crate::sym::{emit::emit, Id, VarId};
 
