@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Lagrange top's EM step of this working tree against the same step at an older
-# commit, in one criterion run (one binary, one build profile: fat LTO, one codegen
-# unit), so that machine and load are the same for both.
+# commit, in one criterion run (one binary, cargo's default bench profile, as this
+# workspace's own benches), so that machine, load and compiler are the same for both.
 #
 #   benches/against_commit.sh [COMMIT]     (default 64f01cc, the performance issue's base)
 #
@@ -43,10 +43,6 @@ name = "top"
 harness = false
 
 [workspace]
-
-[profile.bench]
-lto = "fat"
-codegen-units = 1
 EOF
 cat > "$work/probe/benches/top.rs" <<'EOF'
 use std::hint::black_box;
