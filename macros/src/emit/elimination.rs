@@ -275,7 +275,6 @@ impl Elimination {
     }
 
     /// Multiply–adds of one factorisation along the plan.
-    #[cfg(test)]
     pub fn flops(&self) -> usize {
         let s = self.block_columns.len();
         let block: usize = match &self.band {

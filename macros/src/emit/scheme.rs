@@ -31,7 +31,7 @@ pub fn impls(
                 }
             }
             (Family::Prk, None, Some(stages)) => {
-                out.extend(prk_step(model, kind, &marker, stages));
+                out.extend(prk_step(model, quantities, kind, &marker, stages));
             }
             (family, _, _) => unreachable!("catalogue: {kind:?} does not fit family {family:?}"),
         }
@@ -383,21 +383,97 @@ pub(crate) fn layout_tokens(blocks: &[(String, usize)]) -> Vec<TokenStream> {
 }
 
 /// `impl Step<T, LobattoIIIAIIIB<S>>`: the sizes (`N = S·D` stage velocities) handed to
-/// the runtime's partitioned Runge–Kutta driver.
-pub fn prk_step(model: &Model, kind: SchemeKind, name: &syn::Ident, stages: usize) -> TokenStream {
+/// the runtime's partitioned Runge–Kutta driver, and the elimination plan of the stage
+/// Jacobian's pattern ([`stage_pattern`]) when it costs at most a
+/// [`STAGE_PLAN_SHARE`]th of the dense LU's multiply–adds.
+pub fn prk_step(
+    model: &mut Model,
+    quantities: &Quantities,
+    kind: SchemeKind,
+    name: &syn::Ident,
+    stages: usize,
+) -> TokenStream {
     let p = private();
     let d = model.dim();
-    let (dl, sl, nl) = (lit(d), lit(stages), lit(stages * d));
+    let n = stages * d;
+    let (dl, sl, nl) = (lit(d), lit(stages), lit(n));
     let marker = quote!(#p::schemes::#name<#sl>);
+    let dense_flops = (n * n * n - n) / 3;
+    let plan = Elimination::plan(n, stage_pattern(model, quantities, stages), &[])
+        .filter(|plan| plan.flops() * STAGE_PLAN_SHARE <= dense_flops);
+    let plan = match plan {
+        Some(plan) => {
+            let plan = plan.tokens();
+            quote!(::core::option::Option::Some({
+                const PLAN: #p::Plan = #plan;
+                &PLAN
+            }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     step_impl(
         model,
         &marker,
         &kind.unknowns(model),
         &quote!(#p::PhaseState<T, #dl>),
         &quote!(#p::families::prk::PrkWorkspace<T, #sl, #dl, #nl, K>),
-        &quote!(#p::families::prk::PrkWorkspace::lobatto()),
+        &quote!(#p::families::prk::PrkWorkspace::lobatto().with_plan(#plan)),
         &quote!(#p::families::prk),
     )
+}
+
+/// The stage Jacobian is planned when its plan takes at most this share of the dense
+/// LU's multiply–adds: the plan is followed table-driven, several times the
+/// instructions per multiply–add of the dense LU's loops.
+const STAGE_PLAN_SHARE: usize = 4;
+
+/// The structural nonzeros `(row, column)` of the stage Jacobian `∂R/∂X` of
+/// `families::prk` (module docs there), block `(i, l)` of `D × D` holding
+///
+/// ```text
+/// h aᵢₗ D₂₁L + δᵢₗ D₂₂L − h âᵢₗ D₁₂L − h² Σⱼ âᵢⱼ aⱼₗ D₁₁L,
+/// ```
+///
+/// each kernel's pattern taken with its transpose (the runtime's assembly reads them
+/// both ways), and only the Lobatto pair's structural zeros trusted: the first row of
+/// IIIA's `a` and the last column of IIIB's `â`.
+fn stage_pattern(model: &mut Model, quantities: &Quantities, stages: usize) -> Vec<(usize, usize)> {
+    use std::collections::BTreeSet;
+    let d = model.dim();
+    let (qv, vv) = (model.q.clone(), model.v.clone());
+    let mut kernel = |first: &[crate::sym::Id], wrt: &[crate::sym::VarId]| {
+        let mut pattern = BTreeSet::new();
+        for (i, &e) in first.iter().enumerate() {
+            for (j, x) in model.graph.gradient(e, wrt).into_iter().enumerate() {
+                if !model.graph.is_zero(x) {
+                    pattern.extend([(i, j), (j, i)]);
+                }
+            }
+        }
+        pattern
+    };
+    let l_qq = kernel(&quantities.dl_dq, &qv);
+    let l_qv = kernel(&quantities.dl_dq, &vv);
+    let l_vv = kernel(&quantities.dl_dv, &vv);
+    let a = |i: usize, _: usize| i > 0;
+    let a_hat = |_: usize, j: usize| j + 1 < stages;
+    let mut pattern = BTreeSet::new();
+    for i in 0..stages {
+        for l in 0..stages {
+            let mut block: BTreeSet<(usize, usize)> = BTreeSet::new();
+            if a(i, l) || a_hat(i, l) {
+                block.extend(&l_qv);
+            }
+            if i == l {
+                block.extend(&l_vv);
+            }
+            if (0..stages).any(|j| a_hat(i, j) && a(j, l)) {
+                block.extend(&l_qq);
+            }
+            pattern.extend(block.into_iter().map(|(r, c)| (i * d + r, l * d + c)));
+        }
+    }
+    pattern.into_iter().collect()
 }
 
 /// The unknowns a plan may pivot on together: entry `k` of every two blocks of `m`

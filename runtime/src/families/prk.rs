@@ -19,12 +19,21 @@
 //!
 //! assembled stage by stage: the kernels of stage `j` are evaluated once, into three
 //! `D × D` buffers of the workspace, and scattered into every block they enter.
+//!
+//! Its pattern is the kernels' patterns placed by the tableau's structural zeros
+//! (`a₁ₗ = 0` in IIIA, `âᵢₛ = 0` in IIIB), which `model!` knows for each declared stage
+//! count. Where an elimination plan of that pattern costs at most half the dense LU's
+//! multiply–adds (a model of many bodies, whose second derivatives couple few
+//! coordinates), it hands the plan to the workspace ([`PrkWorkspace::with_plan`]) and
+//! Newton factors along it ([`crate::solve::sparse::factor`], table-driven: nothing is
+//! emitted per stage count), falling back to the dense LU when a pivot fails its test.
 use nalgebra::SVector;
 
 use crate::error::SolveError;
 use crate::kernels::PointKernels;
 use crate::model::Real;
 use crate::schemes::LobattoIIIAIIIB;
+use crate::solve::sparse::{self, NeedsPivoting, Plan};
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
 use crate::state::PhaseState;
 use crate::step::{StepOptions, WrongLength};
@@ -38,6 +47,7 @@ pub struct PrkWorkspace<T: Real, const S: usize, const D: usize, const N: usize,
     newton: Workspace<T, N, K>,
     tableau: PartitionedTableau<S>,
     kernels: KernelBuffers<T, D, K>,
+    plan: Option<&'static Plan>,
 }
 
 /// `D₁₁L`, `D₁₂L`, `D₂₂L` of one stage.
@@ -62,7 +72,23 @@ impl<T: Real, const S: usize, const D: usize, const N: usize, K: Storage>
                 l_qv: K::zeros(),
                 l_vv: K::zeros(),
             },
+            plan: None,
         }
+    }
+
+    /// The workspace factoring the stage Jacobian along `plan` (an elimination plan of
+    /// its `N × N` pattern, see the module) instead of by the dense LU.
+    pub fn with_plan(mut self, plan: Option<&'static Plan>) -> Self {
+        if let Some(plan) = plan {
+            assert_eq!(plan.n, N, "a plan of the stage Jacobian's size");
+        }
+        self.plan = plan;
+        self
+    }
+
+    /// The plan the stage Jacobian is factored along, if any.
+    pub fn plan(&self) -> Option<&'static Plan> {
+        self.plan
     }
 }
 
@@ -84,6 +110,7 @@ impl<T: Real, const S: usize, const D: usize, const N: usize, K: Storage>
             model,
             tableau: &self.tableau,
             kernels: &mut self.kernels,
+            plan: self.plan,
             h,
             q0,
             p0,
@@ -116,6 +143,7 @@ struct Stages<'a, T: Real, Mdl, const S: usize, const D: usize, K: Storage> {
     model: &'a Mdl,
     tableau: &'a PartitionedTableau<S>,
     kernels: &'a mut KernelBuffers<T, D, K>,
+    plan: Option<&'static Plan>,
     h: T,
     q0: &'a SVector<T, D>,
     p0: &'a SVector<T, D>,
@@ -188,6 +216,21 @@ where
                 }
                 add_block::<T, D, N>(jac, i, j, g, |r_, c_| l_qv[c_][r_]);
             }
+        }
+    }
+
+    fn factor_planned(
+        &mut self,
+        jac: &mut [[T; N]; N],
+        slot: &mut [usize; N],
+    ) -> Option<Result<(), NeedsPivoting>> {
+        self.plan.map(|plan| sparse::factor(plan, jac, slot))
+    }
+
+    fn solve_planned(&mut self, lu: &[[T; N]; N], slot: &[usize; N], r: &mut SVector<T, N>) {
+        match self.plan {
+            Some(plan) => sparse::solve(plan, lu, slot, r),
+            None => solve::lu::solve_in_place(lu, slot, r),
         }
     }
 }

@@ -1,0 +1,134 @@
+//! The runtime-assembled Lobatto IIIA–IIIB family with and without the elimination plan
+//! of its stage Jacobian, in one criterion run: `stages/<model>/s<S>/planned` (what
+//! `model!` chose, `PrkWorkspace::with_plan`) against `…/dense` (the same step with
+//! `PrkWorkspace::lobatto()`, the dense LU with partial pivoting).
+//!
+//! The models: ten masses in space joined by springs, each in a quartic well (30
+//! coordinates; its second derivatives are block tridiagonal), at s = 3 and 5 (90 and
+//! 150 stage unknowns), and the Hénon–Heiles system (2 coordinates), whose stage
+//! Jacobian is dense and is not planned. At the end each pair's medians and ratio are
+//! printed. `LIVENS_BENCH_QUICK=1` shortens the run.
+use std::hint::black_box;
+
+use criterion::Criterion;
+use livens::families::prk::{self, PrkWorkspace};
+use livens::prelude::*;
+use livens::solve::Inline;
+use livens::StepOptions;
+
+#[path = "support/record.rs"]
+mod record;
+use record::Record;
+
+livens::model! {
+    /// Ten unit masses in space, neighbours joined by springs, each in a quartic well.
+    pub struct Springs {
+        params { k = 1.0, c = 0.1 }
+        coords { r: [Vec3; 10] }
+        kinetic = sum(i in 0..10, 0.5 * dot(r_dot[i], r_dot[i]));
+        potential = sum(i in 1..10, 0.5 * k * norm_squared(r[i] - r[i - 1]))
+            + sum(i in 0..10, 0.25 * c * norm_squared(r[i]) * norm_squared(r[i]));
+        schemes { LobattoIIIAIIIB(3), LobattoIIIAIIIB(5) }
+    }
+}
+
+livens::model! {
+    /// The Hénon–Heiles system.
+    pub struct HenonHeiles {
+        params { lambda = 1.0 }
+        coords { x: Scalar, y: Scalar }
+        kinetic = 0.5 * (x_dot * x_dot + y_dot * y_dot);
+        potential = 0.5 * (x * x + y * y) + lambda * (x * x * y - y.powi(3) / 3.0);
+        schemes { LobattoIIIAIIIB(3) }
+    }
+}
+
+/// Steps after which each run restarts from its initial state.
+const RESET: u32 = 200;
+
+/// Times `prk::step` of `model` with the workspace `model!` builds (planned) and with
+/// the dense one, as `stages/<name>/planned` and `…/dense`.
+fn pair<Mdl, const S: usize, const D: usize, const N: usize>(
+    c: &mut Criterion,
+    name: &str,
+    model: Mdl,
+    h: f64,
+    initial: PhaseState<f64, D>,
+) -> [(String, Record); 2]
+where
+    Mdl: PointKernels<f64, D>
+        + Step<f64, LobattoIIIAIIIB<S>, Workspace<Inline> = PrkWorkspace<f64, S, D, N, Inline>>,
+{
+    let scheme = LobattoIIIAIIIB::<S>;
+    let options = StepOptions::default();
+    let planned: PrkWorkspace<f64, S, D, N, Inline> = model.workspace::<Inline>(&scheme);
+    let dense = PrkWorkspace::<f64, S, D, N, Inline>::lobatto();
+    let mut group = c.benchmark_group(format!("stages/{name}"));
+    let records = [("planned", planned), ("dense", dense)].map(|(label, mut ws)| {
+        let mut record = Record::default();
+        let (mut state, mut since_reset) = (initial, 0);
+        group.bench_function(label, |b| {
+            b.iter_custom(|iters| {
+                record.time(iters, || {
+                    if since_reset == RESET {
+                        state = initial;
+                        since_reset = 0;
+                    }
+                    since_reset += 1;
+                    let (next, report) =
+                        prk::step(&model, &scheme, h, &state, black_box(&mut ws), &options)
+                            .expect("a stage step converges");
+                    state = next;
+                    report.iterations
+                })
+            })
+        });
+        (format!("stages/{name}/{label}"), record)
+    });
+    group.finish();
+    records
+}
+
+fn run() {
+    let (config, samples) = record::config();
+    let mut c = config.configure_from_args();
+    let springs = Springs::new();
+    let q = SVector::<f64, 30>::from_fn(|i, _| (i / 3) as f64 + 0.2 * (i as f64).sin());
+    let v = SVector::<f64, 30>::from_fn(|i, _| 0.3 * (i as f64).cos());
+    let springs_initial = PhaseState::from_velocities(&springs, q, v);
+    let henon = HenonHeiles::new();
+    let henon_initial = PhaseState::from_velocities(
+        &henon,
+        SVector::from([0.3, -0.2]),
+        SVector::from([0.1, 0.4]),
+    );
+    let pairs = [
+        pair::<_, 3, 30, 90>(&mut c, "springs/s3", springs, 0.1, springs_initial),
+        pair::<_, 5, 30, 150>(&mut c, "springs/s5", springs, 0.1, springs_initial),
+        pair::<_, 3, 2, 6>(&mut c, "henon_heiles/s3", henon, 0.1, henon_initial),
+    ];
+    c.final_summary();
+    for [(planned_name, planned), (_, dense)] in &pairs {
+        if let (Some(p), Some(d)) = (planned.median_ns(samples), dense.median_ns(samples)) {
+            eprintln!(
+                "{planned_name}: median {:.2} µs per step against {:.2} µs dense ({:.2}×), \
+                 mean Newton iterations {:.2} and {:.2}",
+                p / 1e3,
+                d / 1e3,
+                p / d,
+                planned.mean_iterations(),
+                dense.mean_iterations(),
+            );
+        }
+    }
+}
+
+fn main() {
+    std::thread::Builder::new()
+        .name("stages bench".into())
+        .stack_size(8 << 20)
+        .spawn(run)
+        .expect("a thread")
+        .join()
+        .expect("the bench thread finished");
+}
