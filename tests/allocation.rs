@@ -13,7 +13,7 @@ use std::cell::Cell;
 use std::hint::black_box;
 
 use livens::prelude::*;
-use livens::solve::{Boxed, Storage};
+use livens::solve::{Boxed, Inline, Storage};
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{LagrangeTop, Pendulum3d};
 
@@ -235,6 +235,34 @@ fn lobatto_iiia_iiib_allocates_nothing_inline_or_boxed() {
     let boxed: Integrator<f64, _, _, Boxed> =
         Integrator::new_boxed(model, LobattoIIIAIIIB::<3>, 0.05, initial);
     assert_no_allocation::<_, _, _, 2, 0, 0>(&format!("{label}, boxed"), boxed);
+}
+
+livens::model! {
+    /// Four masses in space on springs, each in a quartic well: a stage Jacobian sparse
+    /// enough to be factored along its plan.
+    pub struct Springs {
+        params { k = 1.0, c = 0.1 }
+        coords { r: [Vec3; 4] }
+        kinetic = sum(i in 0..4, 0.5 * dot(r_dot[i], r_dot[i]));
+        potential = sum(i in 1..4, 0.5 * k * norm_squared(r[i] - r[i - 1]))
+            + sum(i in 0..4, 0.25 * c * norm_squared(r[i]) * norm_squared(r[i]));
+        schemes { LobattoIIIAIIIB(3) }
+    }
+}
+
+/// The assembled family factoring along its plan.
+#[test]
+fn planned_lobatto_iiia_iiib_allocates_nothing() {
+    let model = Springs::new();
+    let scheme = LobattoIIIAIIIB::<3>;
+    let workspace: livens::families::prk::PrkWorkspace<f64, 3, 12, 36, Inline> =
+        model.workspace::<Inline>(&scheme);
+    assert!(workspace.plan().is_some(), "the springs' stages are planned");
+    let q0 = SVector::<f64, 12>::from_fn(|i, _| (i / 3) as f64 + 0.2 * (i as f64).sin());
+    let v0 = SVector::<f64, 12>::from_fn(|i, _| 0.3 * (i as f64).cos());
+    let initial = PhaseState::from_velocities(&model, q0, v0);
+    let sim = Integrator::new(model, scheme, 0.1, initial);
+    assert_no_allocation::<_, _, _, 12, 0, 0>("Springs/LobattoIIIAIIIB(3)", sim);
 }
 
 /// A failed step (the error path) allocates nothing either.
