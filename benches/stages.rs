@@ -20,28 +20,12 @@ use livens::StepOptions;
 mod record;
 use record::Record;
 
-livens::model! {
-    /// Ten unit masses in space, neighbours joined by springs, each in a quartic well.
-    pub struct Springs {
-        params { k = 1.0, c = 0.1 }
-        coords { r: [Vec3; 10] }
-        kinetic = sum(i in 0..10, 0.5 * dot(r_dot[i], r_dot[i]));
-        potential = sum(i in 1..10, 0.5 * k * norm_squared(r[i] - r[i - 1]))
-            + sum(i in 0..10, 0.25 * c * norm_squared(r[i]) * norm_squared(r[i]));
-        schemes { LobattoIIIAIIIB(3), LobattoIIIAIIIB(5) }
-    }
-}
+#[macro_use]
+#[path = "support/small_models.rs"]
+mod small_models;
 
-livens::model! {
-    /// The Hénon–Heiles system.
-    pub struct HenonHeiles {
-        params { lambda = 1.0 }
-        coords { x: Scalar, y: Scalar }
-        kinetic = 0.5 * (x_dot * x_dot + y_dot * y_dot);
-        potential = 0.5 * (x * x + y * y) + lambda * (x * x * y - y.powi(3) / 3.0);
-        schemes { LobattoIIIAIIIB(3) }
-    }
-}
+springs!(Springs, 10, LobattoIIIAIIIB(3), LobattoIIIAIIIB(5));
+henon_heiles!(HenonHeiles, LobattoIIIAIIIB(3));
 
 /// Steps after which each run restarts from its initial state.
 const RESET: u32 = 200;

@@ -211,16 +211,14 @@ fn every_scheme_of_the_top_allocates_nothing() {
     assert!(checked.iter().any(|s| s == "GglViA"), "{checked:?}");
 }
 
-livens::model! {
-    /// The Hénon–Heiles system, for the assembled family.
-    pub struct HenonHeiles {
-        params { lambda = 1.0 }
-        coords { x: Scalar, y: Scalar }
-        kinetic = 0.5 * (x_dot * x_dot + y_dot * y_dot);
-        potential = 0.5 * (x * x + y * y) + lambda * (x * x * y - y.powi(3) / 3.0);
-        schemes { LobattoIIIAIIIB(3) }
-    }
-}
+#[macro_use]
+#[path = "../benches/support/small_models.rs"]
+mod small_models;
+
+henon_heiles!(HenonHeiles, LobattoIIIAIIIB(3));
+
+// Four masses: a stage Jacobian sparse enough to be factored along its plan.
+springs!(Springs, 4, LobattoIIIAIIIB(3));
 
 /// The assembled family, with its workspace inline and on the heap (allocated once, when
 /// the integrator is built).
@@ -237,19 +235,6 @@ fn lobatto_iiia_iiib_allocates_nothing_inline_or_boxed() {
     assert_no_allocation::<_, _, _, 2, 0, 0>(&format!("{label}, boxed"), boxed);
 }
 
-livens::model! {
-    /// Four masses in space on springs, each in a quartic well: a stage Jacobian sparse
-    /// enough to be factored along its plan.
-    pub struct Springs {
-        params { k = 1.0, c = 0.1 }
-        coords { r: [Vec3; 4] }
-        kinetic = sum(i in 0..4, 0.5 * dot(r_dot[i], r_dot[i]));
-        potential = sum(i in 1..4, 0.5 * k * norm_squared(r[i] - r[i - 1]))
-            + sum(i in 0..4, 0.25 * c * norm_squared(r[i]) * norm_squared(r[i]));
-        schemes { LobattoIIIAIIIB(3) }
-    }
-}
-
 /// The assembled family factoring along its plan.
 #[test]
 fn planned_lobatto_iiia_iiib_allocates_nothing() {
@@ -257,7 +242,10 @@ fn planned_lobatto_iiia_iiib_allocates_nothing() {
     let scheme = LobattoIIIAIIIB::<3>;
     let workspace: livens::families::prk::PrkWorkspace<f64, 3, 12, 36, Inline> =
         model.workspace::<Inline>(&scheme);
-    assert!(workspace.plan().is_some(), "the springs' stages are planned");
+    assert!(
+        workspace.plan().is_some(),
+        "the springs' stages are planned"
+    );
     let q0 = SVector::<f64, 12>::from_fn(|i, _| (i / 3) as f64 + 0.2 * (i as f64).sin());
     let v0 = SVector::<f64, 12>::from_fn(|i, _| 0.3 * (i as f64).cos());
     let initial = PhaseState::from_velocities(&model, q0, v0);

@@ -7,16 +7,17 @@ use livens::prelude::*;
 use livens::solve::{Boxed, Inline};
 use num_dual::Dual64;
 
-livens::model! {
-    /// The Hénon–Heiles system: separable, nonlinear, unconstrained.
-    pub struct HenonHeiles {
-        params { lambda = 1.0 }
-        coords { x: Scalar, y: Scalar }
-        kinetic = 0.5 * (x_dot * x_dot + y_dot * y_dot);
-        potential = 0.5 * (x * x + y * y) + lambda * (x * x * y - y.powi(3) / 3.0);
-        schemes { LobattoIIIAIIIB(2), LobattoIIIAIIIB(3), LobattoIIIAIIIB(4), LobattoIIIAIIIB(5) }
-    }
-}
+#[macro_use]
+#[path = "../benches/support/small_models.rs"]
+mod small_models;
+
+henon_heiles!(
+    HenonHeiles,
+    LobattoIIIAIIIB(2),
+    LobattoIIIAIIIB(3),
+    LobattoIIIAIIIB(4),
+    LobattoIIIAIIIB(5)
+);
 
 livens::model! {
     /// A pendulum in its angle, with a kinetic energy that depends on the position (a

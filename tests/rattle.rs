@@ -6,17 +6,12 @@
 use livens::prelude::*;
 use livens_models::Pendulum3d;
 
-livens::model! {
-    /// The Hénon–Heiles system (constant mass matrix, no constraints), on both ways to a
-    /// step.
-    pub struct HenonHeiles {
-        params { lambda = 1.0 }
-        coords { x: Scalar, y: Scalar }
-        kinetic = 0.5 * (x_dot * x_dot + y_dot * y_dot);
-        potential = 0.5 * (x * x + y * y) + lambda * (x * x * y - y.powi(3) / 3.0);
-        schemes { Rattle, LobattoIIIAIIIB(2) }
-    }
-}
+#[macro_use]
+#[path = "../benches/support/small_models.rs"]
+mod small_models;
+
+// Constant mass matrix, no constraints: on both ways to a step.
+henon_heiles!(HenonHeiles, Rattle, LobattoIIIAIIIB(2));
 
 /// The symbolic RATTLE and the assembled two-stage Lobatto IIIA–IIIB pair are the same
 /// map: over 1000 steps their states agree to round-off.
