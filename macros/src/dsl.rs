@@ -16,6 +16,7 @@
 //!         lagrangian = expr;
 //!         holonomic { name: expr, ... }         // scalar- or vector-valued g(q) = 0
 //!         holonomic { link: for i in 1..10 { expr } }  // a family: link[1] … link[9]
+//!         nonholonomic { name: expr, ... }      // A(q)·v = 0, linear in the velocities
 //!         momentum { name: rotation(e3), name: translation(e1), ... }
 //!         schemes { GglEm, GglViA }
 //!     }
@@ -27,8 +28,7 @@
 //!
 //! Blocks may come in any order, each at most once (`let` any number of times).
 //! Reserved for later blocks, in the same style:
-//! `nonholonomic { name: expr, ... }`, `forces { ... }`, `inputs { u: Vec3 }`, and the
-//! coordinate kinds `Quat`, `SO3`, `SE2`.
+//! `forces { ... }`, `inputs { u: Vec3 }`, and the coordinate kinds `Quat`, `SO3`, `SE2`.
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -42,6 +42,7 @@ mod kw {
     syn::custom_keyword!(potential);
     syn::custom_keyword!(lagrangian);
     syn::custom_keyword!(holonomic);
+    syn::custom_keyword!(nonholonomic);
     syn::custom_keyword!(invariants);
     syn::custom_keyword!(momentum);
     syn::custom_keyword!(schemes);
@@ -49,10 +50,10 @@ mod kw {
 
 /// The words that open a block, for error messages.
 const BLOCKS: &str =
-    "`params`, `requires`, `coords`, `let`, `invariants`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `momentum` or `schemes`";
+    "`params`, `requires`, `coords`, `let`, `invariants`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `nonholonomic`, `momentum` or `schemes`";
 
 /// The same words, to suggest one for a typo.
-const BLOCK_WORDS: [&str; 11] = [
+const BLOCK_WORDS: [&str; 12] = [
     "params",
     "requires",
     "coords",
@@ -62,6 +63,7 @@ const BLOCK_WORDS: [&str; 11] = [
     "potential",
     "lagrangian",
     "holonomic",
+    "nonholonomic",
     "momentum",
     "schemes",
 ];
@@ -76,7 +78,7 @@ const ALIASES: [(&str, &str); 5] = [
 ];
 
 /// Words reserved for later blocks and coordinate kinds (see the module docs).
-const RESERVED: [&str; 3] = ["nonholonomic", "forces", "inputs"];
+const RESERVED: [&str; 2] = ["forces", "inputs"];
 
 /// Whether `word` looks like a typo of `target`: one edit, a swap of neighbours, or a
 /// missing or extra trailing `s`.
@@ -114,6 +116,8 @@ pub struct ModelAst {
     pub potential: Option<(Span, Expr)>,
     pub lagrangian: Option<(Span, Expr)>,
     pub holonomic: Vec<(Ident, Expr)>,
+    /// Constraints linear in the velocities, `A(q)·v = 0`.
+    pub nonholonomic: Vec<(Ident, Expr)>,
     pub invariants: Vec<(Ident, Expr)>,
     pub momentum: Vec<(Ident, Expr)>,
     pub schemes: Vec<SchemeAst>,
@@ -404,11 +408,13 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
         potential: None,
         lagrangian: None,
         holonomic: Vec::new(),
+        nonholonomic: Vec::new(),
         invariants: Vec::new(),
         momentum: Vec::new(),
         schemes: Vec::new(),
     };
     let (mut params, mut coords, mut holo, mut mom, mut schemes) = (None, None, None, None, None);
+    let mut nonholo = None;
     let mut invariants = None;
     let mut requires = None;
     while !body.is_empty() {
@@ -467,6 +473,13 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
                 .map(|n| (n.0, n.1))
                 .collect();
             set_once(&mut holo, v, k.span, "holonomic")?;
+        } else if la.peek(kw::nonholonomic) {
+            let k = body.parse::<kw::nonholonomic>()?;
+            let v = braced_list::<Named>(&body)?
+                .into_iter()
+                .map(|n| (n.0, n.1))
+                .collect();
+            set_once(&mut nonholo, v, k.span, "nonholonomic")?;
         } else if la.peek(kw::invariants) {
             let k = body.parse::<kw::invariants>()?;
             let v = braced_list::<Named>(&body)?
@@ -510,6 +523,7 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
     m.requires = requires.unwrap_or_default();
     m.coords = coords.unwrap_or_default();
     m.holonomic = holo.unwrap_or_default();
+    m.nonholonomic = nonholo.unwrap_or_default();
     m.momentum = mom.unwrap_or_default();
     m.invariants = invariants.unwrap_or_default();
     m.schemes = schemes.unwrap_or_default();

@@ -138,6 +138,9 @@ pub struct Model {
     pub potential_raw: Id,
     pub invariants: Vec<Invariant>,
     pub constraints: Vec<Constraint>,
+    /// Nonholonomic constraints `A(q)·v = 0` (checked linear in the velocities when
+    /// lowered), in declaration order.
+    pub nonholonomic: Vec<Constraint>,
     pub momenta: Vec<Momentum>,
 }
 
@@ -163,6 +166,7 @@ impl Model {
             potential_raw: Id::default(),
             invariants: Vec::new(),
             constraints: Vec::new(),
+            nonholonomic: Vec::new(),
             momenta: Vec::new(),
         }
     }

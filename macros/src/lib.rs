@@ -38,6 +38,7 @@ use proc_macro::TokenStream;
 ///         lagrangian = expr;                … or the Lagrangian itself
 ///         holonomic { name: expr, ... }     g(q) = 0, scalar or vector valued
 ///         holonomic { link: for i in 1..10 { expr } }   a family: link[1] … link[9]
+///         nonholonomic { name: expr, ... }  A(q)·v = 0, linear in the velocities
 ///         momentum { name: rotation(e3), name: translation(e1) }
 ///         schemes { GglEm, GglViA }
 ///     }
@@ -79,9 +80,8 @@ use proc_macro::TokenStream;
 ///
 /// Later capabilities slot in as blocks and coordinate kinds of the same shape:
 /// `coords { q: Quat }` (with `G(q)`, `E(q)`, `rotate(q, v)` helpers), `invariants { pi:
-/// expr, ... }` with `potential` written through them, `nonholonomic { name: expr }`
-/// (checked linear in the velocities), `forces { ... }` and `inputs { u: Vec3 }`, and
-/// `coords { R: SO3 }` for Lie-group coordinates.
+/// expr, ... }` with `potential` written through them, `forces { ... }` and `inputs {
+/// u: Vec3 }`, and `coords { R: SO3 }` for Lie-group coordinates.
 #[proc_macro]
 pub fn model(input: TokenStream) -> TokenStream {
     let ast = syn::parse_macro_input!(input as dsl::ModelAst);

@@ -22,6 +22,7 @@ pub fn check(
     constant_mass_matrix(model, quantities, schemes, &mut errors);
     quadratic_constraints(model, schemes, &mut errors);
     unconstrained_only(model, schemes, &mut errors);
+    nonholonomic_not_yet(model, schemes, &mut errors);
     symmetry::symmetries(model, quantities, &mut errors);
     errors.finish()
 }
@@ -44,6 +45,26 @@ fn unconstrained_only(model: &Model, schemes: &[SchemeRequest], errors: &mut Err
                 "scheme `{}` is for unconstrained models and would ignore the `holonomic` \
                  block (its constrained forms are not built yet); use a scheme that takes \
                  holonomic constraints, such as `{example}` ({CATALOGUE_HINT})",
+                req.kind.name(),
+            ),
+        );
+    }
+}
+
+/// No scheme of the catalogue integrates nonholonomic constraints yet: each would step
+/// the model as if they were not there.
+fn nonholonomic_not_yet(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
+    if model.nonholonomic.is_empty() {
+        return;
+    }
+    for req in schemes {
+        // error: scheme `GglEm` does not integrate nonholonomic constraints ...
+        errors.push(
+            req.span,
+            format!(
+                "scheme `{}` would ignore the `nonholonomic` block: no scheme integrates \
+                 nonholonomic constraints yet (the nonholonomic Lobatto IIIA–IIIB method is \
+                 planned); declare the model without `schemes` to evaluate its constraints",
                 req.kind.name(),
             ),
         );

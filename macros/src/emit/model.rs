@@ -239,8 +239,53 @@ pub fn items(model: &mut Model, quantities: &Quantities) -> TokenStream {
             }
         }
     });
-
+    out.extend(nonholonomic(model));
     out
+}
+
+/// The nonholonomic constraints `Φ(q, v) = A(q)·v = 0`, if the model declares any: their
+/// names, residuals and matrix `A(q) = ∂Φ/∂v`, as inherent items until a scheme
+/// integrates them (the runtime's traits then take them over).
+fn nonholonomic(model: &mut Model) -> TokenStream {
+    if model.nonholonomic.is_empty() {
+        return TokenStream::new();
+    }
+    let p = private();
+    let name = model.name.clone();
+    let (d, k) = (model.dim(), model.nonholonomic.len());
+    let (dl, kl) = (lit(d), lit(k));
+    let velocities = model.v.clone();
+    let phi: Vec<Id> = model.nonholonomic.iter().map(|c| c.expr).collect();
+    let a: Vec<Id> = phi
+        .iter()
+        .flat_map(|&e| model.graph.gradient(e, &velocities))
+        .collect();
+    let names: Vec<&String> = model.nonholonomic.iter().map(|c| &c.name).collect();
+    let (statements, values) = block(model, &phi);
+    let residual = svector(k, &values);
+    let matrix = smatrix_body(model, k, d, &a);
+    quote! {
+        impl #name<::core::primitive::f64> {
+            /// Names of the nonholonomic constraints `Φ(q, v) = A(q)·v = 0`, in order.
+            pub const NONHOLONOMIC: [&'static str; #kl] = [#(#names),*];
+        }
+
+        #[allow(unused_variables, clippy::all)]
+        impl<T: #p::Real> #name<T> {
+            /// The nonholonomic constraints' residuals `Φ(q, v) = A(q)·v`.
+            pub fn nonholonomic(&self, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> #p::SVector<T, #kl> {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #statements
+                #residual
+            }
+
+            /// The matrix `A(q) = ∂Φ/∂v` of the nonholonomic constraints (one row each).
+            pub fn nonholonomic_matrix(&self, q: &#p::SVector<T, #dl>) -> #p::SMatrix<T, #kl, #dl> {
+                let q = &q.data.0[0];
+                #matrix
+            }
+        }
+    }
 }
 
 /// `Model::check_parameters`: every parameter finite, then every `requires`

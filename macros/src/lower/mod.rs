@@ -65,7 +65,8 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     lower_lets(&mut lw, &mut errors, &ast.lets);
     let requirements = requirements(&mut lw, &mut errors, &ast.requires, &defaults);
     let lagrangian = lagrangian(&mut lw, &mut errors, &ast, name_span);
-    let constraints = constraints(&mut lw, &mut errors, &ast.holonomic);
+    let constraints = constraints(&mut lw, &mut errors, &ast.holonomic, Holonomy::Holonomic);
+    let nonholonomic = constraints_linear_in_velocities(&mut lw, &mut errors, &ast.nonholonomic);
     let momenta = momenta(&mut lw, &mut errors, &ast.momentum);
     let schemes = schemes(&mut errors, &ast.schemes);
 
@@ -82,11 +83,17 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     let expand: HashMap<VarId, Id> = invariants.iter().map(|i| (i.var, i.expr)).collect();
     let mut exprs = vec![lagrangian, model.potential_raw];
     exprs.extend(constraints.iter().map(|c| c.expr));
+    exprs.extend(nonholonomic.iter().map(|c| c.expr));
     let expanded = model.graph.substitute(&exprs, &expand);
     model.lagrangian = expanded[0];
     model.potential = expanded[1];
     model.constraints = constraints;
-    for (c, &e) in model.constraints.iter_mut().zip(&expanded[2..]) {
+    model.nonholonomic = nonholonomic;
+    let declared = model
+        .constraints
+        .iter_mut()
+        .chain(model.nonholonomic.iter_mut());
+    for (c, &e) in declared.zip(&expanded[2..]) {
         c.expr = e;
     }
     model.invariants = invariants;
@@ -514,15 +521,81 @@ fn lagrangian(
     }
 }
 
-/// Holonomic constraints: positions only; a vector-valued one gives one per component.
+/// Which constraint block an expression comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Holonomy {
+    /// `holonomic`: positions only.
+    Holonomic,
+    /// `nonholonomic`: linear in the velocities (checked after lowering).
+    Nonholonomic,
+}
+
+/// Constraints of one block; a vector-valued one gives one per component.
 fn constraints(
     lw: &mut Lowerer,
     errors: &mut Errors,
-    holonomic: &[(Ident, Expr)],
+    declared: &[(Ident, Expr)],
+    holonomy: Holonomy,
 ) -> Vec<Constraint> {
     let mut out = Vec::new();
-    for (name, e) in holonomic {
-        constraint(lw, errors, &mut out, name, name.to_string(), e);
+    for (name, e) in declared {
+        constraint(lw, errors, &mut out, name, name.to_string(), e, holonomy);
+    }
+    out
+}
+
+/// Nonholonomic constraints `A(q)·v = 0` (spec 002 §2): each must depend on the
+/// velocities, and only linearly, with no term free of them. The nonholonomic method
+/// differentiates them once in `v` and takes that derivative as `A(q)`; a term without
+/// velocities would be a holonomic constraint in disguise, and a nonlinear one would
+/// make `A` depend on `v`.
+fn constraints_linear_in_velocities(
+    lw: &mut Lowerer,
+    errors: &mut Errors,
+    declared: &[(Ident, Expr)],
+) -> Vec<Constraint> {
+    let out = constraints(lw, errors, declared, Holonomy::Nonholonomic);
+    let velocities = lw.velocities.clone();
+    let zero = lw.g.zero();
+    let at_rest: HashMap<VarId, Id> = velocities.iter().map(|&v| (v, zero)).collect();
+    for c in &out {
+        let name = &c.name;
+        let moving =
+            |g: &crate::sym::Graph, x: Id| g.depends_on_any(x, |v| velocities.contains(&v));
+        if !moving(lw.g, c.expr) {
+            // error: nonholonomic constraint `c` does not depend on the velocities; ...
+            errors.push(
+                c.span,
+                format!(
+                    "nonholonomic constraint `{name}` does not depend on the velocities; a \
+                     constraint on the positions belongs in `holonomic`"
+                ),
+            );
+            continue;
+        }
+        let gradient = lw.g.gradient(c.expr, &velocities);
+        if gradient.iter().any(|&a| moving(lw.g, a)) {
+            errors.push(
+                c.span,
+                format!(
+                    "nonholonomic constraint `{name}` is not linear in the velocities; \
+                     nonholonomic constraints are A(q)·v = 0, each velocity multiplied by a \
+                     function of the positions"
+                ),
+            );
+            continue;
+        }
+        let rest = lw.g.substitute(&[c.expr], &at_rest)[0];
+        if !lw.g.is_zero(rest) {
+            errors.push(
+                c.span,
+                format!(
+                    "nonholonomic constraint `{name}` has a term without velocities; \
+                     nonholonomic constraints are A(q)·v = 0, every term a velocity times a \
+                     function of the positions"
+                ),
+            );
+        }
     }
     out
 }
@@ -537,6 +610,7 @@ fn constraint(
     name: &Ident,
     label: String,
     e: &Expr,
+    holonomy: Holonomy,
 ) -> bool {
     if let Expr::ForLoop(family) = e {
         let (var, range, body) = match lw.family(family) {
@@ -548,7 +622,15 @@ fn constraint(
         };
         for k in range {
             lw.indices.push((var.clone(), k));
-            let ok = constraint(lw, errors, out, name, format!("{label}[{k}]"), body);
+            let ok = constraint(
+                lw,
+                errors,
+                out,
+                name,
+                format!("{label}[{k}]"),
+                body,
+                holonomy,
+            );
             lw.indices.pop();
             if !ok {
                 return false;
@@ -559,7 +641,11 @@ fn constraint(
     let what = format!("holonomic constraint `{label}`");
     let rule = "holonomic constraints depend on positions only (velocity-dependent \
                 constraints are nonholonomic)";
-    match lw.lower(e, Scope::Positions { what: &what, rule }) {
+    let scope = match holonomy {
+        Holonomy::Holonomic => Scope::Positions { what: &what, rule },
+        Holonomy::Nonholonomic => Scope::Any,
+    };
+    match lw.lower(e, scope) {
         Ok(Val::S(x)) => out.push(Constraint {
             name: label,
             expr: x,
