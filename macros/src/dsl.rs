@@ -273,6 +273,14 @@ fn braced_list<T: Parse>(input: ParseStream) -> syn::Result<Vec<T>> {
         .collect())
 }
 
+/// `{ name: expr, ... }`, as `(name, expr)` pairs.
+fn named_list(input: ParseStream) -> syn::Result<Vec<(Ident, Expr)>> {
+    Ok(braced_list::<Named>(input)?
+        .into_iter()
+        .map(|n| (n.0, n.1))
+        .collect())
+}
+
 /// `= expr ;`, after `what` (`kinetic`, `let name`), which names it in messages.
 fn assigned(input: ParseStream, what: &str) -> syn::Result<Expr> {
     if !input.peek(Token![=]) {
@@ -468,32 +476,16 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
             )?;
         } else if la.peek(kw::holonomic) {
             let k = body.parse::<kw::holonomic>()?;
-            let v = braced_list::<Named>(&body)?
-                .into_iter()
-                .map(|n| (n.0, n.1))
-                .collect();
-            set_once(&mut holo, v, k.span, "holonomic")?;
+            set_once(&mut holo, named_list(&body)?, k.span, "holonomic")?;
         } else if la.peek(kw::nonholonomic) {
             let k = body.parse::<kw::nonholonomic>()?;
-            let v = braced_list::<Named>(&body)?
-                .into_iter()
-                .map(|n| (n.0, n.1))
-                .collect();
-            set_once(&mut nonholo, v, k.span, "nonholonomic")?;
+            set_once(&mut nonholo, named_list(&body)?, k.span, "nonholonomic")?;
         } else if la.peek(kw::invariants) {
             let k = body.parse::<kw::invariants>()?;
-            let v = braced_list::<Named>(&body)?
-                .into_iter()
-                .map(|n| (n.0, n.1))
-                .collect();
-            set_once(&mut invariants, v, k.span, "invariants")?;
+            set_once(&mut invariants, named_list(&body)?, k.span, "invariants")?;
         } else if la.peek(kw::momentum) {
             let k = body.parse::<kw::momentum>()?;
-            let v = braced_list::<Named>(&body)?
-                .into_iter()
-                .map(|n| (n.0, n.1))
-                .collect();
-            set_once(&mut mom, v, k.span, "momentum")?;
+            set_once(&mut mom, named_list(&body)?, k.span, "momentum")?;
         } else if la.peek(kw::schemes) {
             let k = body.parse::<kw::schemes>()?;
             let v = braced_list::<SchemeAst>(&body)?;
