@@ -12,6 +12,10 @@ use crate::model::Real;
 /// column `j`; every entry is written), so a family keeps them in its workspace, which
 /// may be on the heap, and nothing `D × D` passes over the stack.
 pub trait PointKernels<T: Real, const D: usize> {
+    /// The structural nonzeros `(row, column)` of `D₁₁L`, `D₁₂L` and `D₂₂L`, if known
+    /// (`model!` emits them): an assembly that reads only these entries may skip the
+    /// rest, which are zero at every point. `None` reads every entry.
+    const PATTERNS: Option<KernelPatterns> = None;
     /// `D₁L = ∂L/∂q`.
     fn l_q(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D>;
     /// `D₂L = ∂L/∂v`.
@@ -23,4 +27,16 @@ pub trait PointKernels<T: Real, const D: usize> {
     fn l_qv(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
     /// `D₂₂L`, the mass matrix: `out[j][i] = ∂²L/∂vᵢ∂vⱼ`.
     fn l_vv(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
+}
+
+/// The structural nonzeros `(row, column)` of each second derivative of
+/// [`PointKernels`]: every other entry is zero at every point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelPatterns {
+    /// Of `D₁₁L`.
+    pub l_qq: &'static [(u16, u16)],
+    /// Of `D₁₂L` (row: position, column: velocity).
+    pub l_qv: &'static [(u16, u16)],
+    /// Of `D₂₂L`.
+    pub l_vv: &'static [(u16, u16)],
 }

@@ -48,6 +48,19 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
         quote!(#s #vec)
     };
     let (l_q, l_v) = (vector(model, l_q), vector(model, l_v));
+    let pattern = |entries: &[Vec<Id>]| {
+        let nonzero = entries.iter().enumerate().flat_map(|(r, row)| {
+            row.iter()
+                .enumerate()
+                .filter(|&(_, &e)| !model.graph.is_zero(e))
+                .map(move |(c, _)| {
+                    let (r, c) = (r as u16, c as u16);
+                    quote!((#r, #c))
+                })
+        });
+        quote!(&[#(#nonzero),*])
+    };
+    let (qq, qv, vv) = (pattern(&l_qq), pattern(&l_qv), pattern(&l_vv));
     let (l_qq, l_qv, l_vv) = (
         columns_body(model, &l_qq),
         columns_body(model, &l_qv),
@@ -58,6 +71,9 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
     quote! {
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #p::PointKernels<T, #dl> for #name<T> {
+            const PATTERNS: ::core::option::Option<#p::KernelPatterns> =
+                ::core::option::Option::Some(#p::KernelPatterns { l_qq: #qq, l_qv: #qv, l_vv: #vv });
+
             #[inline]
             fn l_q(&self, q: &#vec, v: &#vec) -> #vec {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);

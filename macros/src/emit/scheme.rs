@@ -428,25 +428,25 @@ pub fn prk_step(
 const STAGE_PLAN_SHARE: usize = 4;
 
 /// The structural nonzeros `(row, column)` of the stage Jacobian `∂R/∂X` of
-/// `families::prk` (module docs there), block `(i, l)` of `D × D` holding
+/// `families::prk` (module docs there): exactly the entries its assembly writes, since
+/// with a plan it zeroes only those. Block `(i, l)` of `D × D` holds
 ///
 /// ```text
-/// h aᵢₗ D₂₁L + δᵢₗ D₂₂L − h âᵢₗ D₁₂L − h² Σⱼ âᵢⱼ aⱼₗ D₁₁L,
+/// h aᵢₗ D₂₁L + δᵢₗ D₂₂L − h âᵢₗ D₁₂L − h² Σⱼ âᵢⱼ aⱼₗ D₁₁L,   D₂₁L = D₁₂Lᵀ,
 /// ```
 ///
-/// each kernel's pattern taken with its transpose (the runtime's assembly reads them
-/// both ways), and only the Lobatto pair's structural zeros trusted: the first row of
-/// IIIA's `a` and the last column of IIIB's `â`.
+/// each term over its kernel's pattern, and only the Lobatto pair's structural zeros
+/// are trusted: the first row of IIIA's `a` and the last column of IIIB's `â`.
 fn stage_pattern(model: &mut Model, quantities: &Quantities, stages: usize) -> Vec<(usize, usize)> {
     use std::collections::BTreeSet;
     let d = model.dim();
     let (qv, vv) = (model.q.clone(), model.v.clone());
     let mut kernel = |first: &[crate::sym::Id], wrt: &[crate::sym::VarId]| {
-        let mut pattern = BTreeSet::new();
+        let mut pattern = Vec::new();
         for (i, &e) in first.iter().enumerate() {
             for (j, x) in model.graph.gradient(e, wrt).into_iter().enumerate() {
                 if !model.graph.is_zero(x) {
-                    pattern.extend([(i, j), (j, i)]);
+                    pattern.push((i, j));
                 }
             }
         }
@@ -455,13 +455,17 @@ fn stage_pattern(model: &mut Model, quantities: &Quantities, stages: usize) -> V
     let l_qq = kernel(&quantities.dl_dq, &qv);
     let l_qv = kernel(&quantities.dl_dq, &vv);
     let l_vv = kernel(&quantities.dl_dv, &vv);
+    let l_vq: Vec<(usize, usize)> = l_qv.iter().map(|&(r, c)| (c, r)).collect();
     let a = |i: usize, _: usize| i > 0;
     let a_hat = |_: usize, j: usize| j + 1 < stages;
     let mut pattern = BTreeSet::new();
     for i in 0..stages {
         for l in 0..stages {
-            let mut block: BTreeSet<(usize, usize)> = BTreeSet::new();
-            if a(i, l) || a_hat(i, l) {
+            let mut block: Vec<(usize, usize)> = Vec::new();
+            if a(i, l) {
+                block.extend(&l_vq);
+            }
+            if a_hat(i, l) {
                 block.extend(&l_qv);
             }
             if i == l {

@@ -22,15 +22,17 @@
 //!
 //! Its pattern is the kernels' patterns placed by the tableau's structural zeros
 //! (`a₁ₗ = 0` in IIIA, `âᵢₛ = 0` in IIIB), which `model!` knows for each declared stage
-//! count. Where an elimination plan of that pattern costs at most half the dense LU's
+//! count. Where an elimination plan of that pattern costs at most a quarter of the dense LU's
 //! multiply–adds (a model of many bodies, whose second derivatives couple few
 //! coordinates), it hands the plan to the workspace ([`PrkWorkspace::with_plan`]) and
 //! Newton factors along it ([`crate::solve::sparse::factor`], table-driven: nothing is
 //! emitted per stage count), falling back to the dense LU when a pivot fails its test.
+//! The assembly visits only the kernels' structural nonzeros
+//! ([`PointKernels::PATTERNS`]), and with a plan zeroes only those first.
 use nalgebra::SVector;
 
 use crate::error::SolveError;
-use crate::kernels::PointKernels;
+use crate::kernels::{KernelPatterns, PointKernels};
 use crate::model::Real;
 use crate::schemes::LobattoIIIAIIIB;
 use crate::solve::sparse::{self, NeedsPivoting, Plan};
@@ -182,41 +184,24 @@ where
         for column in jac.iter_mut() {
             column.fill(T::zero());
         }
-        let (q, v) = stages(self.tableau, self.h, self.q0, x);
-        let h = self.h;
-        let tab = self.tableau;
-        let c = |x: f64| -> T { nalgebra::convert(x) };
-        for j in 0..S {
-            let KernelBuffers { l_qq, l_qv, l_vv } = &mut *self.kernels;
-            let l_qq: &mut [[T; D]; D] = l_qq.borrow_mut();
-            let l_qv: &mut [[T; D]; D] = l_qv.borrow_mut();
-            let l_vv: &mut [[T; D]; D] = l_vv.borrow_mut();
-            self.model.l_qq(&q[j], &v[j], l_qq);
-            self.model.l_qv(&q[j], &v[j], l_qv);
-            self.model.l_vv(&q[j], &v[j], l_vv);
-            // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
-            for l in 0..S {
-                let f = h * c(tab.a[j][l]);
-                if f != T::zero() {
-                    add_block::<T, D, N>(jac, j, l, f, |r_, c_| l_qv[r_][c_]);
-                }
-            }
-            add_block::<T, D, N>(jac, j, j, T::one(), |r_, c_| l_vv[c_][r_]);
-            // Every row block i: −h âᵢⱼ ∂Wʲ/∂Vˡ = −h âᵢⱼ (h aⱼₗ D₁₁L(j) + δⱼₗ D₁₂L(j)).
-            for i in 0..S {
-                let g = -h * c(tab.a_hat[i][j]);
-                if g == T::zero() {
-                    continue;
-                }
-                for l in 0..S {
-                    let f = g * h * c(tab.a[j][l]);
-                    if f != T::zero() {
-                        add_block::<T, D, N>(jac, i, l, f, |r_, c_| l_qq[c_][r_]);
-                    }
-                }
-                add_block::<T, D, N>(jac, i, j, g, |r_, c_| l_qv[c_][r_]);
-            }
+        self.assemble(x, jac, Write::Add);
+    }
+
+    /// With a plan, only the entries the assembly adds to are zeroed first: those of
+    /// the kernels' patterns, which the plan's pattern holds (its fill the
+    /// factorisation zeroes itself).
+    fn residual_and_jacobian_planned(
+        &mut self,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+        jac: &mut [[T; N]; N],
+    ) {
+        if self.plan.is_none() {
+            return self.residual_and_jacobian(x, r, jac);
         }
+        self.residual(x, r);
+        self.assemble(x, jac, Write::Zero);
+        self.assemble(x, jac, Write::Add);
     }
 
     fn factor_planned(
@@ -235,18 +220,109 @@ where
     }
 }
 
-/// Adds `f · B` to block `(i, l)` of the column-stored Jacobian, `B(r, c) = entry(r, c)`.
-fn add_block<T: Real, const D: usize, const N: usize>(
+/// What [`Stages::assemble`] writes at the entries it visits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Write {
+    /// Zero, without evaluating the kernels.
+    Zero,
+    /// The term, added.
+    Add,
+}
+
+impl<T, Mdl, K, const S: usize, const D: usize> Stages<'_, T, Mdl, S, D, K>
+where
+    T: Real,
+    Mdl: PointKernels<T, D>,
+    K: Storage,
+{
+    /// The stage Jacobian's terms (module docs), stage by stage: the kernels of stage
+    /// `j` are evaluated once and added, each over its pattern ([`PointKernels::PATTERNS`],
+    /// every entry without one), into every block they enter.
+    fn assemble<const N: usize>(&mut self, x: &SVector<T, N>, jac: &mut [[T; N]; N], write: Write) {
+        let (q, v) = stages(self.tableau, self.h, self.q0, x);
+        let h = self.h;
+        let tab = self.tableau;
+        let c = |x: f64| -> T { nalgebra::convert(x) };
+        let patterns = Mdl::PATTERNS;
+        let pattern =
+            |pick: fn(&KernelPatterns) -> &'static [(u16, u16)]| patterns.map(|p| pick(&p));
+        let (p_qq, p_qv, p_vv) = (
+            pattern(|p| p.l_qq),
+            pattern(|p| p.l_qv),
+            pattern(|p| p.l_vv),
+        );
+        for j in 0..S {
+            let KernelBuffers { l_qq, l_qv, l_vv } = &mut *self.kernels;
+            let l_qq: &mut [[T; D]; D] = l_qq.borrow_mut();
+            let l_qv: &mut [[T; D]; D] = l_qv.borrow_mut();
+            let l_vv: &mut [[T; D]; D] = l_vv.borrow_mut();
+            if write == Write::Add {
+                self.model.l_qq(&q[j], &v[j], l_qq);
+                self.model.l_qv(&q[j], &v[j], l_qv);
+                self.model.l_vv(&q[j], &v[j], l_vv);
+            }
+            let (qq, qv, vv) = ((&*l_qq, p_qq), (&*l_qv, p_qv), (&*l_vv, p_vv));
+            // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
+            for l in 0..S {
+                let f = h * c(tab.a[j][l]);
+                if f != T::zero() {
+                    add_kernel(jac, (j, l), f, qv, true, write);
+                }
+            }
+            add_kernel(jac, (j, j), T::one(), vv, false, write);
+            // Every row block i: −h âᵢⱼ ∂Wʲ/∂Vˡ = −h âᵢⱼ (h aⱼₗ D₁₁L(j) + δⱼₗ D₁₂L(j)).
+            for i in 0..S {
+                let g = -h * c(tab.a_hat[i][j]);
+                if g == T::zero() {
+                    continue;
+                }
+                for l in 0..S {
+                    let f = g * h * c(tab.a[j][l]);
+                    if f != T::zero() {
+                        add_kernel(jac, (i, l), f, qq, false, write);
+                    }
+                }
+                add_kernel(jac, (i, j), g, qv, false, write);
+            }
+        }
+    }
+}
+
+/// A kernel's values in column storage and its structural nonzeros, if known.
+type Kernel<'a, T, const D: usize> = (&'a [[T; D]; D], Option<&'static [(u16, u16)]>);
+
+/// Adds `f · K` (`f · Kᵀ` if `transpose`) to block `(i, l)` of the column-stored
+/// Jacobian, or zeroes the entries it would add to: `K` is a kernel in column storage
+/// (`kernel[c][r]` is its row `r`, column `c`), visited over `pattern` (its structural
+/// nonzeros) or, without one, entirely.
+fn add_kernel<T: Real, const D: usize, const N: usize>(
     jac: &mut [[T; N]; N],
-    i: usize,
-    l: usize,
+    (i, l): (usize, usize),
     f: T,
-    entry: impl Fn(usize, usize) -> T,
+    (kernel, pattern): Kernel<'_, T, D>,
+    transpose: bool,
+    write: Write,
 ) {
-    for c in 0..D {
-        let column = &mut jac[l * D + c];
-        for r in 0..D {
-            column[i * D + r] += f * entry(r, c);
+    let mut entry = |r: usize, c: usize| {
+        let (row, column) = if transpose { (c, r) } else { (r, c) };
+        let target = &mut jac[l * D + column][i * D + row];
+        match write {
+            Write::Zero => *target = T::zero(),
+            Write::Add => *target += f * kernel[c][r],
+        }
+    };
+    match pattern {
+        Some(pattern) => {
+            for &(r, c) in pattern {
+                entry(r as usize, c as usize);
+            }
+        }
+        None => {
+            for c in 0..D {
+                for r in 0..D {
+                    entry(r, c);
+                }
+            }
         }
     }
 }
