@@ -108,6 +108,17 @@ impl Lowerer<'_> {
                 // Parameter defaults are lowered before anything is declared.
                 return err(id.span(), format!("{what}, but mentions `{name}`; {hint}"));
             }
+            if name == "t" {
+                // error: time `t` is not available yet ...
+                return err(
+                    id.span(),
+                    format!(
+                        "time `t` is not available yet (explicit time dependence, as in \
+                         forces F(q, v, t), is planned); {}",
+                        self.names.declared()
+                    ),
+                );
+            }
             // error: unknown symbol `gg` (did you mean `g`?); the model declares params [g, m], ...
             let suggestion = closest(&name, self.names.env.keys().map(String::as_str));
             return err(

@@ -191,10 +191,25 @@ fn declare_coords(
             "Scalar" => CoordKind::Scalar,
             "Vec3" => CoordKind::Vec3,
             other => {
-                errors.push(
-                    c.kind.span(),
-                    format!("unknown coordinate kind `{other}`; the kinds are `Scalar` and `Vec3`"),
-                );
+                // Kinds the papers need, named so that a user trying them learns they
+                // are coming rather than misspelt.
+                let planned = match other {
+                    "Quat" => {
+                        Some("unit quaternions for rigid bodies (with G(q), E(q), R(q), omega) are")
+                    }
+                    "SO3" | "SE2" => Some("Lie-group coordinates are"),
+                    _ => None,
+                };
+                let message = match planned {
+                    Some(what) => format!(
+                        "coordinate kind `{other}` is not supported yet: {what} planned; the \
+                         kinds today are `Scalar` and `Vec3`"
+                    ),
+                    None => format!(
+                        "unknown coordinate kind `{other}`; the kinds are `Scalar` and `Vec3`"
+                    ),
+                };
+                errors.push(c.kind.span(), message);
                 // Uses of the coordinate and its velocity are not errors of their own.
                 names.poison(c.name.to_string());
                 names.poison(dot_name.to_string());
