@@ -156,13 +156,22 @@ fn looped(
         .collect();
     let moving = Moving {
         operands: &operands,
+        last: t - 1,
         next: Cell::new(0),
     };
     let body: Vec<TokenStream> = items[k..k + p].iter().map(|item| item(&moving)).collect();
     debug_assert_eq!(moving.next.get(), operands.len());
-    let count = lit(t);
+    let (count, last) = (lit(t), lit(t - 1));
+    // Operands moving down are written `v' + u d` with `u = T − 1 − t` counting down
+    // (`v'` the last repetition's value): as `v − t d`, LLVM computed each address
+    // apart (a move, a subtraction and a shift before every load) instead of one
+    // pointer per stride with the operands at constant displacements from it.
+    let backwards = operands
+        .iter()
+        .any(|&(_, d)| d < 0)
+        .then(|| quote!(let u = #last - t;));
     Chunk {
-        tokens: quote!({ #flatten for t in 0..#count { #(#body)* } }),
+        tokens: quote!({ #flatten for t in 0..#count { #backwards #(#body)* } }),
         items: k..k + p * t,
         body: k..k + p,
     }
@@ -204,6 +213,8 @@ impl Operands for Recorder<'_> {
 /// repetition's value and the offset per repetition.
 struct Moving<'a> {
     operands: &'a [(usize, isize)],
+    /// The last repetition's `t`.
+    last: usize,
     next: Cell<usize>,
 }
 
@@ -211,11 +222,20 @@ impl Moving<'_> {
     fn value(&self) -> TokenStream {
         let (v, d) = self.operands[self.next.get()];
         self.next.set(self.next.get() + 1);
-        let (v, step) = (lit(v), lit(d.unsigned_abs()));
+        let step = d.unsigned_abs();
         match d {
-            0 => quote!(#v),
-            d if d > 0 => quote!(#v + t * #step),
-            _ => quote!(#v - t * #step),
+            0 => {
+                let v = lit(v);
+                quote!(#v)
+            }
+            d if d > 0 => {
+                let (v, step) = (lit(v), lit(step));
+                quote!(#v + t * #step)
+            }
+            _ => {
+                let (v, step) = (lit(v - self.last * step), lit(step));
+                quote!(#v + u * #step)
+            }
         }
     }
 }
@@ -325,7 +345,8 @@ mod tests {
         assert_eq!(chunks.len(), 1);
         let text = chunks[0].tokens.to_string();
         assert!(text.contains("for t in 0 .. 3"), "{text}");
-        assert!(text.contains("x [9 - t * 1]"), "{text}");
+        assert!(text.contains("let u = 2 - t ;"), "{text}");
+        assert!(text.contains("x [7 + u * 1]"), "{text}");
         assert!(text.contains("f [1 + t * 10]"), "{text}");
     }
 }
