@@ -15,7 +15,7 @@ use std::hint::black_box;
 use livens::prelude::*;
 use livens::solve::{Boxed, Inline, Storage};
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
-use livens_models::{LagrangeTop, Pendulum3d};
+use livens_models::{LagrangeTop, Pendulum3d, SphericalPendulum};
 
 struct CountingAllocator;
 
@@ -201,6 +201,17 @@ fn every_scheme_of_the_pendulum_allocates_nothing() {
     let node = model.initial_state().unwrap();
     let checked = every_declared_scheme(model, Pendulum3d::DEFAULT_STEP, node);
     assert!(checked.iter().any(|s| s == "GglEm"), "{checked:?}");
+}
+
+#[test]
+fn every_scheme_of_the_spherical_pendulum_allocates_nothing() {
+    let model = SphericalPendulum::new();
+    let node = model.initial_state().unwrap();
+    let checked = every_declared_scheme(model, SphericalPendulum::DEFAULT_STEP, node);
+    assert!(
+        checked.iter().any(|s| s == "HolonomicLobatto"),
+        "{checked:?}"
+    );
 }
 
 #[test]

@@ -50,7 +50,10 @@ fn unknowns(blocks: &[BlockSpec]) -> String {
     let names: Vec<String> = blocks
         .iter()
         .map(|b| match b.per_stage {
-            Some(_) => format!("{0}¹…{0}ˢ", b.name),
+            Some(_) => {
+                let name = if b.name == "Lambda" { "Λ" } else { b.name };
+                format!("{name}¹…{name}ˢ")
+            }
             None => pretty_block(b.name),
         })
         .collect();

@@ -617,6 +617,28 @@ mod angles {
 use angles::DoublePendulum;
 fixture!(DoublePendulum, 2, 0, [m1, m2, l1, l2, g]);
 
+/// A constrained model for the holonomically constrained stage family: a mass matrix
+/// that depends on the position, two constraints of degree three and a transcendental
+/// one, so that every constraint kernel (`DΦ`, `Σ λ D²Φ`, `∂(DΦ v)/∂q`) has entries
+/// that vary with the point.
+mod surface {
+    livens::model! {
+        pub struct SurfaceParticle {
+            params { m = 1.3, c = 0.4, g = 9.81, k = 0.2 }
+            coords { r: Vec3 }
+            kinetic = 0.5 * m * dot(r_dot, r_dot) + 0.5 * c * r.x * r.x * r_dot.z * r_dot.z;
+            potential = m * g * r.z + k * r.x.powi(4);
+            holonomic {
+                cubic: dot(r, r) - 1.0 + 0.2 * r.x * r.y * r.z,
+                wave: r.z - 0.1 * sin(r.x * r.y),
+            }
+            schemes { HolonomicLobatto(2), HolonomicLobatto(3) }
+        }
+    }
+}
+use surface::SurfaceParticle;
+fixture!(SurfaceParticle, 3, 2, [m, c, g, k]);
+
 /// Points per scheme of the declared-scheme oracles.
 const EQUATION_POINTS: usize = 40;
 
@@ -883,3 +905,11 @@ fn f32_instances_agree_with_f64() {
     all_schemes!(f32_agrees, FourParticles<f64>, 12, 2, &mut rng, &mut tally);
     tally.report();
 }
+
+declared_scheme_equations!(
+    surface_particle_declared_scheme_equations,
+    SurfaceParticle<f64>,
+    3,
+    2,
+    0x5EED_000E
+);

@@ -11,9 +11,11 @@ extern crate livens_runtime as livens;
 mod chain;
 mod four_particles;
 mod pendulum;
+mod spherical_pendulum;
 mod top;
 
 pub use chain::Chain10;
 pub use four_particles::FourParticles;
 pub use pendulum::Pendulum3d;
+pub use spherical_pendulum::SphericalPendulum;
 pub use top::LagrangeTop;

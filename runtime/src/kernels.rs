@@ -40,3 +40,21 @@ pub struct KernelPatterns {
     /// Of `D₂₂L`.
     pub l_vv: &'static [(u16, u16)],
 }
+
+/// The holonomic constraints `Φ(q) = 0` at a point and their derivatives, for the
+/// holonomically constrained stage family (spec 002 §4.9, row S2/S3). `model!` emits
+/// them for every model with `M ≥ 1` holonomic constraints.
+///
+/// Matrices are written into caller-provided column storage (`out[j][i]` is row `i`,
+/// column `j`; every entry is written).
+pub trait HolonomicKernels<T: Real, const D: usize, const M: usize> {
+    /// `Φ(q)`.
+    fn phi(&self, q: &SVector<T, D>) -> SVector<T, M>;
+    /// `DΦ(q)`, `M × D`: `out[j][a] = ∂Φᵃ/∂qⱼ`.
+    fn phi_q(&self, q: &SVector<T, D>, out: &mut [[T; M]; D]);
+    /// `Σₐ λₐ D²Φᵃ(q)`, `D × D`: `out[j][i] = Σₐ λₐ ∂²Φᵃ/∂qᵢ∂qⱼ`.
+    fn phi_qq_contracted(&self, q: &SVector<T, D>, lambda: &SVector<T, M>, out: &mut [[T; D]; D]);
+    /// The derivative of `DΦ(q) v` with respect to `q`, `M × D`:
+    /// `out[j][a] = Σₖ vₖ ∂²Φᵃ/∂qₖ∂qⱼ`.
+    fn phi_qv(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; M]; D]);
+}

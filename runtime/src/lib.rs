@@ -41,7 +41,7 @@ pub use diagnostics::Diagnostics;
 pub use error::{InitError, SolveError};
 pub use families::ggl::DiscreteSystem;
 pub use integrator::Integrator;
-pub use kernels::{KernelPatterns, PointKernels};
+pub use kernels::{HolonomicKernels, KernelPatterns, PointKernels};
 pub use model::{Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter};
 pub use schemes::info::{Orders, SchemeInfo};
 pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
@@ -56,7 +56,7 @@ pub use nalgebra::{SMatrix, SVector};
 pub mod __private {
     pub use crate::declared::{DeclaredSchemes, SchemeVisitor};
     pub use crate::families;
-    pub use crate::kernels::{KernelPatterns, PointKernels};
+    pub use crate::kernels::{HolonomicKernels, KernelPatterns, PointKernels};
     pub use crate::model::{
         Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter,
     };
@@ -83,7 +83,7 @@ pub mod __private {
 
     /// Sets every entry of a column-stored matrix to zero.
     #[inline(always)]
-    pub fn zero_matrix<T: Real, const N: usize>(m: &mut [[T; N]; N]) {
+    pub fn zero_matrix<T: Real, const R: usize, const C: usize>(m: &mut [[T; R]; C]) {
         for column in m.iter_mut() {
             column.fill(T::zero());
         }

@@ -23,6 +23,7 @@ catalogue! {
     "pendulum" => Pendulum3d,
     "top" => LagrangeTop,
     "four-particles" => FourParticles,
+    "spherical-pendulum" => SphericalPendulum,
 }
 
 /// One scheme as the command names it: its marker type (with its stage count) and its

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{block, lit, private, svector};
-use crate::ir::Model;
+use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
 use crate::sym::Id;
 
@@ -98,6 +98,81 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
             fn l_vv(&self, q: &#vec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #l_vv
+            }
+        }
+    }
+}
+
+/// `impl HolonomicKernels<T, D, M>`: `Φ`, `DΦ`, `Σₐ λₐ D²Φᵃ` and `∂(DΦ v)/∂q`, for the
+/// holonomically constrained stage family. The contractions are differentiated from
+/// `Σₐ λₐ DΦᵃ` and `DΦ v`, so each is one gradient per row.
+pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream {
+    let p = private();
+    let (d, m) = (model.dim(), model.n_constraints());
+    let (dl, ml) = (lit(d), lit(m));
+    let qv = model.q.clone();
+    let lambda: Vec<Id> = (0..m)
+        .map(|a| {
+            model
+                .new_var(format!("lambda{a}"), Role::Input("lambda", Some(a)))
+                .1
+        })
+        .collect();
+    let velocity: Vec<Id> = model
+        .v
+        .clone()
+        .into_iter()
+        .map(|v| model.graph.var_node(v))
+        .collect();
+    let jac = &quantities.jac;
+    let contracted: Vec<Vec<Id>> = (0..d)
+        .map(|i| {
+            let column: Vec<Id> = jac.iter().map(|row| row[i]).collect();
+            let s = model.graph.dot(&lambda, &column);
+            model.graph.gradient(s, &qv)
+        })
+        .collect();
+    let phi_qv: Vec<Vec<Id>> = jac
+        .iter()
+        .map(|row| {
+            let t = model.graph.dot(row, &velocity);
+            model.graph.gradient(t, &qv)
+        })
+        .collect();
+    let phi = {
+        let (s, v) = block(model, &quantities.g);
+        let vec = svector(m, &v);
+        quote!(#s #vec)
+    };
+    let (phi_q, contracted, phi_qv) = (
+        columns_body(model, jac),
+        columns_body(model, &contracted),
+        columns_body(model, &phi_qv),
+    );
+    let name = &model.name;
+    let (vec, mvec) = (quote!(#p::SVector<T, #dl>), quote!(#p::SVector<T, #ml>));
+    quote! {
+        #[allow(unused_variables, clippy::all)]
+        impl<T: #p::Real> #p::HolonomicKernels<T, #dl, #ml> for #name<T> {
+            #[inline]
+            fn phi(&self, q: &#vec) -> #mvec {
+                let q = &q.data.0[0];
+                #phi
+            }
+            #[inline]
+            fn phi_q(&self, q: &#vec, out: &mut [[T; #ml]; #dl]) {
+                let q = &q.data.0[0];
+                #phi_q
+            }
+            #[inline]
+            fn phi_qq_contracted(&self, q: &#vec, lambda: &#mvec, out: &mut [[T; #dl]; #dl]) {
+                let (q, lambda) = (&q.data.0[0], &lambda.data.0[0]);
+                #contracted
+            }
+            #[inline]
+            fn phi_qv(&self, q: &#vec, v: &#vec, out: &mut [[T; #ml]; #dl]) {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #phi_qv
             }
         }
     }

@@ -119,6 +119,12 @@ pub fn expand(
     }
     let mut out = model::items(model, quantities);
     out.extend(kernels::point_kernels(model, quantities));
+    if schemes
+        .iter()
+        .any(|s| s.kind.name() == scheme::HOLONOMIC_LOBATTO)
+    {
+        out.extend(kernels::holonomic_kernels(model, quantities));
+    }
     out.extend(scheme::impls(model, quantities, schemes)?);
     out.extend(scheme::declared_schemes(model, schemes));
     debug_assert!(model.graph.check_memo(), "no two ids for one node");

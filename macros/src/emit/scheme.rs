@@ -394,6 +394,9 @@ pub fn prk_step(
     stages: usize,
 ) -> TokenStream {
     let p = private();
+    if kind.name() == HOLONOMIC_LOBATTO {
+        return prk_holonomic_step(model, kind, name, stages);
+    }
     let d = model.dim();
     let n = stages * d;
     let (dl, sl, nl) = (lit(d), lit(stages), lit(n));
@@ -419,6 +422,34 @@ pub fn prk_step(
         &quote!(#p::families::prk::PrkWorkspace<T, #sl, #dl, #nl, K>),
         &quote!(#p::families::prk::PrkWorkspace::lobatto().with_plan(#plan)),
         &quote!(#p::families::prk),
+    )
+}
+
+/// The catalogue's holonomically constrained stage family (`families::prk_holonomic`).
+pub const HOLONOMIC_LOBATTO: &str = "HolonomicLobatto";
+
+/// `impl Step<T, HolonomicLobatto<S>>`: the sizes (`N = S·D + S·M + D`: stage
+/// velocities, stage multipliers, the new node's velocity) handed to the runtime's
+/// holonomically constrained driver, which factors its Jacobian by the dense LU.
+fn prk_holonomic_step(
+    model: &mut Model,
+    kind: SchemeKind,
+    name: &syn::Ident,
+    stages: usize,
+) -> TokenStream {
+    let p = private();
+    let (d, m) = (model.dim(), model.n_constraints());
+    let n = stages * (d + m) + d;
+    let (dl, ml, sl, nl) = (lit(d), lit(m), lit(stages), lit(n));
+    let marker = quote!(#p::schemes::#name<#sl>);
+    step_impl(
+        model,
+        &marker,
+        &kind.unknowns(model),
+        &quote!(#p::PhaseState<T, #dl>),
+        &quote!(#p::families::prk_holonomic::PrkHolonomicWorkspace<T, #sl, #dl, #ml, #nl, K>),
+        &quote!(#p::families::prk_holonomic::PrkHolonomicWorkspace::lobatto()),
+        &quote!(#p::families::prk_holonomic),
     )
 }
 

@@ -3,3 +3,4 @@
 //! the generated residual; stage families are assembled here from point kernels.
 pub mod ggl;
 pub mod prk;
+pub mod prk_holonomic;

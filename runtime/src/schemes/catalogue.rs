@@ -305,4 +305,39 @@ catalogue! {
         note: "`s = 2` is Störmer–Verlet; momentum maps of the Lagrangian's symmetries conserved",
     }
 
+    /// The holonomically constrained Lobatto IIIA–IIIB method with `S` stages (Martín de
+    /// Diego, Sato Martín de Almagro, "High-order geometric methods for nonholonomic
+    /// mechanical systems", eqs. (12)–(13); spec 002 S3), for any regular Lagrangian and
+    /// holonomic constraints `Φ(q) = 0`:
+    ///
+    /// ```text
+    /// q¹ = q⁰ + h Σⱼ bⱼ Vʲ,            p¹ = p⁰ + h Σⱼ b̂ⱼ Wʲ
+    /// Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ,           Pⁱ = p⁰ + h Σⱼ âᵢⱼ Wʲ
+    /// Wⁱ = D₁L(Qⁱ, Vⁱ) + DΦ(Qⁱ)ᵀ Λⁱ,   Pⁱ = D₂L(Qⁱ, Vⁱ)
+    /// 0 = Φ(Qⁱ) (i = 2 … s),           0 = DΦ(q¹) v¹,   D₂L(q¹, v¹) = p¹
+    /// ```
+    ///
+    /// Unknowns: the stage velocities `V¹ … Vˢ`, every stage multiplier `Λ¹ … Λˢ` and the
+    /// new node's velocity `v¹` (`S·d + S·m + d`); the constraint is imposed at stages
+    /// 2 … s only (at stage 1 it is `Φ(q⁰) = 0`, which would make the Jacobian singular).
+    /// Assembled at run time from the model's point and constraint kernels, for any
+    /// `S ≥ 2`.
+    ///
+    /// Properties: order `2S − 2` in `q` and `p` on the constraint manifold; symplectic on
+    /// it; `Φ = 0` and `DΦ v = 0` at the nodes; at `S = 2` it is RATTLE.
+    HolonomicLobatto<S in 2..=10> {
+        marker: unit,
+        label: "Lobatto IIIA-IIIB, holonomic",
+        family: Prk,
+        source: "Martín de Diego, Sato Martín de Almagro, eqs. (12)-(13); spec 002 S3",
+        equations: "(13)",
+        unknowns: [V[S]: d, Lambda[S]: m, v1: d],
+        order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: None },
+        energy: Oscillates,
+        symplectic: true,
+        requires: { mass: Regular, constraints: Holonomic },
+        constraints_at_nodes: true,
+        note: "`g = 0` and `G v = 0` at nodes; `s = 2` is RATTLE for any regular Lagrangian",
+    }
+
 }
