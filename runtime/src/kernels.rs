@@ -58,3 +58,19 @@ pub trait HolonomicKernels<T: Real, const D: usize, const M: usize> {
     /// `out[j][a] = Σₖ vₖ ∂²Φᵃ/∂qₖ∂qⱼ`.
     fn phi_qv(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; M]; D]);
 }
+
+/// The nonholonomic constraints `Φ(q, v) = A(q) v = 0` (linear in the velocities, as
+/// `model!` checks) through their matrix and its derivatives, for the nonholonomic
+/// stage family and the consistent multiplier (spec 002 §4.8, §4.9 row S4). `model!`
+/// emits them for every model with a `nonholonomic { … }` block.
+///
+/// Matrices are written into caller-provided column storage (`out[j][i]` is row `i`,
+/// column `j`; every entry is written).
+pub trait NonholonomicKernels<T: Real, const D: usize, const K: usize> {
+    /// `A(q) = ∂Φ/∂v`, `K × D`: `out[j][a] = ∂Φᵃ/∂vⱼ`.
+    fn a(&self, q: &SVector<T, D>, out: &mut [[T; K]; D]);
+    /// `∂(A(q)ᵀ λ)/∂q`, `D × D`: `out[j][i] = Σₐ λₐ ∂Aₐᵢ/∂qⱼ`.
+    fn a_t_lambda_q(&self, q: &SVector<T, D>, lambda: &SVector<T, K>, out: &mut [[T; D]; D]);
+    /// `∂(A(q) v)/∂q`, `K × D`: `out[j][a] = Σᵢ vᵢ ∂Aₐᵢ/∂qⱼ`.
+    fn a_v_q(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; K]; D]);
+}

@@ -41,11 +41,11 @@ pub use diagnostics::Diagnostics;
 pub use error::{InitError, SolveError};
 pub use families::ggl::DiscreteSystem;
 pub use integrator::Integrator;
-pub use kernels::{HolonomicKernels, KernelPatterns, PointKernels};
+pub use kernels::{HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKernels};
 pub use model::{Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter};
 pub use schemes::info::{Orders, SchemeInfo};
 pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
-pub use state::{Consistency, FromNode, GglState, NodeValues, PhaseState};
+pub use state::{nonholonomic_multiplier, Consistency, FromNode, GglState, NodeValues, PhaseState};
 pub use step::{Guess, Step, StepOptions};
 
 /// Re-exports of the linear-algebra types the generated code and users need.
@@ -56,7 +56,7 @@ pub use nalgebra::{SMatrix, SVector};
 pub mod __private {
     pub use crate::declared::{DeclaredSchemes, SchemeVisitor};
     pub use crate::families;
-    pub use crate::kernels::{HolonomicKernels, KernelPatterns, PointKernels};
+    pub use crate::kernels::{HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKernels};
     pub use crate::model::{
         Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter,
     };

@@ -103,15 +103,13 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
     }
 }
 
-/// `impl HolonomicKernels<T, D, M>`: `Φ`, `DΦ`, `Σₐ λₐ D²Φᵃ` and `∂(DΦ v)/∂q`, for the
-/// holonomically constrained stage family. The contractions are differentiated from
-/// `Σₐ λₐ DΦᵃ` and `DΦ v`, so each is one gradient per row.
-pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream {
-    let p = private();
-    let (d, m) = (model.dim(), model.n_constraints());
-    let (dl, ml) = (lit(d), lit(m));
+/// `∂(Rᵀ λ)/∂q` (`d × d`, row `i` the gradient of `Σₐ λₐ Rₐᵢ`) and `∂(R v)/∂q`
+/// (`k × d`) of the `k × d` matrix `rows` of expressions in `q`: the constraint kernels'
+/// contractions, each one gradient per row. `λ` is read from `lambda[a]`, `v` from `v[i]`.
+fn contractions(model: &mut Model, rows: &[Vec<Id>]) -> (Vec<Vec<Id>>, Vec<Vec<Id>>) {
+    let (d, k) = (model.dim(), rows.len());
     let qv = model.q.clone();
-    let lambda: Vec<Id> = (0..m)
+    let lambda: Vec<Id> = (0..k)
         .map(|a| {
             model
                 .new_var(format!("lambda{a}"), Role::Input("lambda", Some(a)))
@@ -124,21 +122,31 @@ pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
         .into_iter()
         .map(|v| model.graph.var_node(v))
         .collect();
-    let jac = &quantities.jac;
-    let contracted: Vec<Vec<Id>> = (0..d)
+    let transposed = (0..d)
         .map(|i| {
-            let column: Vec<Id> = jac.iter().map(|row| row[i]).collect();
+            let column: Vec<Id> = rows.iter().map(|row| row[i]).collect();
             let s = model.graph.dot(&lambda, &column);
             model.graph.gradient(s, &qv)
         })
         .collect();
-    let phi_qv: Vec<Vec<Id>> = jac
+    let times_v = rows
         .iter()
         .map(|row| {
             let t = model.graph.dot(row, &velocity);
             model.graph.gradient(t, &qv)
         })
         .collect();
+    (transposed, times_v)
+}
+
+/// `impl HolonomicKernels<T, D, M>`: `Φ`, `DΦ`, `Σₐ λₐ D²Φᵃ` and `∂(DΦ v)/∂q`, for the
+/// holonomically constrained stage family.
+pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream {
+    let p = private();
+    let (d, m) = (model.dim(), model.n_constraints());
+    let (dl, ml) = (lit(d), lit(m));
+    let jac = &quantities.jac;
+    let (contracted, phi_qv) = contractions(model, jac);
     let phi = {
         let (s, v) = block(model, &quantities.g);
         let vec = svector(m, &v);
@@ -173,6 +181,51 @@ pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
             fn phi_qv(&self, q: &#vec, v: &#vec, out: &mut [[T; #ml]; #dl]) {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #phi_qv
+            }
+        }
+    }
+}
+
+/// `impl NonholonomicKernels<T, D, K>` for a model with a `nonholonomic` block: `A(q)`,
+/// `∂(Aᵀ λ)/∂q` and `∂(A v)/∂q`; nothing without one.
+pub fn nonholonomic_kernels(model: &mut Model) -> TokenStream {
+    if model.nonholonomic.is_empty() {
+        return TokenStream::new();
+    }
+    let p = private();
+    let (d, k) = (model.dim(), model.nonholonomic.len());
+    let (dl, kl) = (lit(d), lit(k));
+    let velocities = model.v.clone();
+    let exprs: Vec<Id> = model.nonholonomic.iter().map(|c| c.expr).collect();
+    let a: Vec<Vec<Id>> = exprs
+        .iter()
+        .map(|&e| model.graph.gradient(e, &velocities))
+        .collect();
+    let (transposed, times_v) = contractions(model, &a);
+    let (a, transposed, times_v) = (
+        columns_body(model, &a),
+        columns_body(model, &transposed),
+        columns_body(model, &times_v),
+    );
+    let name = &model.name;
+    let (vec, kvec) = (quote!(#p::SVector<T, #dl>), quote!(#p::SVector<T, #kl>));
+    quote! {
+        #[allow(unused_variables, clippy::all)]
+        impl<T: #p::Real> #p::NonholonomicKernels<T, #dl, #kl> for #name<T> {
+            #[inline]
+            fn a(&self, q: &#vec, out: &mut [[T; #kl]; #dl]) {
+                let q = &q.data.0[0];
+                #a
+            }
+            #[inline]
+            fn a_t_lambda_q(&self, q: &#vec, lambda: &#kvec, out: &mut [[T; #dl]; #dl]) {
+                let (q, lambda) = (&q.data.0[0], &lambda.data.0[0]);
+                #transposed
+            }
+            #[inline]
+            fn a_v_q(&self, q: &#vec, v: &#vec, out: &mut [[T; #kl]; #dl]) {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #times_v
             }
         }
     }

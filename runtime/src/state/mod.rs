@@ -2,10 +2,12 @@
 //! diagnostics and output read the values at a node.
 mod consistent;
 mod ggl;
+mod multiplier;
 mod phase;
 
 pub use consistent::Consistency;
 pub use ggl::GglState;
+pub use multiplier::nonholonomic_multiplier;
 pub use phase::PhaseState;
 
 use nalgebra::SVector;

@@ -1,0 +1,61 @@
+//! The multiplier of nonholonomic constraints from the continuous equations (spec 002
+//! §4.8): the nonholonomic Lobatto method converges with its full order in `λ`, and in
+//! `q`, `p` for s ≥ 3, only when its first `Λ¹ = λ₀` is this one (spec 002 §4.8: with
+//! `λ₀ = 0` the orders drop).
+use nalgebra::{SMatrix, SVector};
+
+use crate::error::InitError;
+use crate::kernels::{NonholonomicKernels, PointKernels};
+use crate::model::Real;
+use crate::solve::lu::Lu;
+
+/// `λ` of the continuous nonholonomic equations at `(q, v)`:
+///
+/// ```text
+/// d/dt D₂L(q, v) = D₁L(q, v) + A(q)ᵀ λ,      A(q) v = 0
+/// ```
+///
+/// differentiated once in time: with `M = D₂₂L`, `f = D₁L − (∂D₂L/∂q) v`,
+///
+/// ```text
+/// (A M⁻¹ Aᵀ) λ = −(∂(A v)/∂q) v − A M⁻¹ f
+/// ```
+///
+/// [`InitError::SingularConstraints`] if `M` or `A M⁻¹ Aᵀ` is singular (redundant
+/// constraints, or a singular mass matrix).
+pub fn nonholonomic_multiplier<T, Mdl, const D: usize, const K: usize>(
+    model: &Mdl,
+    q: &SVector<T, D>,
+    v: &SVector<T, D>,
+) -> Result<SVector<T, K>, InitError<T>>
+where
+    T: Real,
+    Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
+{
+    let mut square = [[T::zero(); D]; D];
+    model.l_vv(q, v, &mut square);
+    let mass = SMatrix::<T, D, D>::from_data(nalgebra::ArrayStorage(square));
+    // f = D₁L − (∂D₂L/∂q) v; `l_qv` holds ∂²L/∂qᵣ∂v꜀ at [c][r], so (∂D₂L/∂q)ᵢⱼ is [i][j].
+    model.l_qv(q, v, &mut square);
+    let mut f = model.l_q(q, v);
+    for (i, column) in square.iter().enumerate() {
+        for (j, &e) in column.iter().enumerate() {
+            f[i] -= e * v[j];
+        }
+    }
+    let mut a = [[T::zero(); K]; D];
+    model.a(q, &mut a);
+    let a = SMatrix::<T, K, D>::from_data(nalgebra::ArrayStorage(a));
+    let lu = Lu::factor(mass).map_err(|_| InitError::SingularConstraints)?;
+    let mut minv_at: SMatrix<T, D, K> = a.transpose();
+    lu.solve_matrix_in_place(&mut minv_at);
+    lu.solve_in_place(&mut f);
+    let mut a_v_q = [[T::zero(); K]; D];
+    model.a_v_q(q, v, &mut a_v_q);
+    let a_v_q = SMatrix::<T, K, D>::from_data(nalgebra::ArrayStorage(a_v_q));
+    let mut lambda = -(a_v_q * v) - a * f;
+    Lu::factor(a * minv_at)
+        .map_err(|_| InitError::SingularConstraints)?
+        .solve_in_place(&mut lambda);
+    Ok(lambda)
+}
