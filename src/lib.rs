@@ -48,7 +48,7 @@ pub mod prelude {
     pub use livens_runtime::schemes::*;
     pub use livens_runtime::{
         Consistency, Diagnostics, DiscreteSystem, GglState, Guess, Integrator, Model, MomentumMaps,
-        NewtonOptions, NodeValues, Parameters, PhaseState, PointKernels, SMatrix, SVector,
-        SchemeInfo, Step,
+        NewtonOptions, NodeValues, NonholonomicState, Parameters, PhaseState, PointKernels,
+        SMatrix, SVector, SchemeInfo, Step,
     };
 }

@@ -246,6 +246,31 @@ fn lobatto_iiia_iiib_allocates_nothing_inline_or_boxed() {
     assert_no_allocation::<_, _, _, 2, 0, 0>(&format!("{label}, boxed"), boxed);
 }
 
+livens::model! {
+    /// The nonholonomic particle (spec 002 §5.1).
+    pub struct Particle {
+        coords { x: Scalar, y: Scalar, z: Scalar }
+        kinetic = 0.5 * (x_dot * x_dot + y_dot * y_dot + z_dot * z_dot);
+        potential = 0.5 * (x * x + y * y);
+        nonholonomic { phi: z_dot - y * x_dot }
+        schemes { NonholonomicLobatto(3) }
+    }
+}
+
+/// The nonholonomic family, including the first step, which computes `λ₀` from the
+/// continuous equations.
+#[test]
+fn nonholonomic_lobatto_allocates_nothing() {
+    let model = Particle::new();
+    let (q0, v0) = (
+        SVector::from([0.5, 0.3, 0.0]),
+        SVector::from([0.2, 0.4, 0.06]),
+    );
+    let initial = NonholonomicState::from_velocities(&model, q0, v0);
+    let sim = Integrator::new(model, NonholonomicLobatto::<3>, 0.05, initial);
+    assert_no_allocation::<_, _, _, 3, 0, 0>("Particle/NonholonomicLobatto(3)", sim);
+}
+
 /// The assembled family factoring along its plan.
 #[test]
 fn planned_lobatto_iiia_iiib_allocates_nothing() {

@@ -103,6 +103,7 @@ fn row(e: &Entry) -> String {
         ConstraintSupport::Unconstrained => "no constraints",
         ConstraintSupport::Holonomic => "holonomic g",
         ConstraintSupport::QuadraticHolonomic => "holonomic g of degree ≤ 2",
+        ConstraintSupport::Nonholonomic => "nonholonomic A(q) v",
     };
     format!(
         "| {marker} ({}) | {} | {} | {order} | {energy} | {} | {mass}; {constraints} | {} |",

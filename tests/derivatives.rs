@@ -639,6 +639,24 @@ mod surface {
 use surface::SurfaceParticle;
 fixture!(SurfaceParticle, 3, 2, [m, c, g, k]);
 
+/// A nonholonomic model for the nonholonomic stage family: the pendulum-driven
+/// transmission (spec 002 §5.2), whose `A(q) = (sin y, 0, 1)` varies with the point, with
+/// a mass that couples `y` to its speed so that `D₂₂L` and `D₁₂L` are not constant.
+mod transmission {
+    livens::model! {
+        pub struct Transmission {
+            params { epsilon = 0.5, c = 0.3 }
+            coords { x: Scalar, y: Scalar, z: Scalar }
+            kinetic = 0.5 * (x_dot * x_dot + (1.0 + c * x * x) * y_dot * y_dot + z_dot * z_dot);
+            potential = 0.5 * (x * x + z * z - 2.0 * cos(y) + epsilon * sin(2.0 * y));
+            nonholonomic { phi: z_dot + sin(y) * x_dot }
+            schemes { NonholonomicLobatto(2), NonholonomicLobatto(3) }
+        }
+    }
+}
+use transmission::Transmission;
+fixture!(Transmission, 3, 0, [epsilon, c]);
+
 /// Points per scheme of the declared-scheme oracles.
 const EQUATION_POINTS: usize = 40;
 
@@ -912,4 +930,12 @@ declared_scheme_equations!(
     3,
     2,
     0x5EED_000E
+);
+
+declared_scheme_equations!(
+    transmission_declared_scheme_equations,
+    Transmission<f64>,
+    3,
+    0,
+    0x5EED_000F
 );

@@ -1,9 +1,9 @@
 //! The `nonholonomic` block (spec 002 §2): constraints `Φ(q, v) = A(q)·v = 0`, checked
 //! at compile time to be linear in the velocities, evaluated with their matrix
 //! `A(q) = ∂Φ/∂v`, and the multiplier of the continuous equations (spec 002 §4.8)
-//! against the spec's closed forms. No scheme integrates them yet
-//! (`tests/ui/constraints` pins the refusal); these are the models of spec 002 §5.1–5.3
-//! declared without schemes.
+//! against the spec's closed forms; the models of spec 002 §5.1–5.3 declared without
+//! schemes (`tests/nonholonomic_lobatto.rs` integrates the particle, and
+//! `tests/ui/schemes` pins the refusal of the schemes that would ignore the block).
 use livens::{nonholonomic_multiplier, NonholonomicKernels, SVector};
 
 livens::model! {

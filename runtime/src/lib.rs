@@ -45,7 +45,10 @@ pub use kernels::{HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKe
 pub use model::{Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter};
 pub use schemes::info::{Orders, SchemeInfo};
 pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
-pub use state::{nonholonomic_multiplier, Consistency, FromNode, GglState, NodeValues, PhaseState};
+pub use state::{
+    nonholonomic_multiplier, Consistency, FromNode, GglState, NodeValues, NonholonomicState,
+    PhaseState,
+};
 pub use step::{Guess, Step, StepOptions};
 
 /// Re-exports of the linear-algebra types the generated code and users need.
@@ -69,7 +72,7 @@ pub mod __private {
         crate::solve::sparse::THRESHOLD
     }
     pub use crate::solve::{StepReport, Storage, Workspace};
-    pub use crate::state::{GglState, PhaseState};
+    pub use crate::state::{GglState, NonholonomicState, PhaseState};
     pub use crate::step::check_step;
     pub use crate::step::{Block, Guess, Step, StepOptions, WrongLength};
     pub use crate::SolveError;

@@ -22,7 +22,7 @@ pub fn check(
     constant_mass_matrix(model, quantities, schemes, &mut errors);
     quadratic_constraints(model, schemes, &mut errors);
     unconstrained_only(model, schemes, &mut errors);
-    nonholonomic_not_yet(model, schemes, &mut errors);
+    nonholonomic_schemes(model, schemes, &mut errors);
     symmetry::symmetries(model, quantities, &mut errors);
     errors.finish()
 }
@@ -51,23 +51,35 @@ fn unconstrained_only(model: &Model, schemes: &[SchemeRequest], errors: &mut Err
     }
 }
 
-/// No scheme of the catalogue integrates nonholonomic constraints yet: each would step
-/// the model as if they were not there.
-fn nonholonomic_not_yet(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
-    if model.nonholonomic.is_empty() {
-        return;
-    }
+/// A scheme that does not integrate nonholonomic constraints would step the model as if
+/// they were not there; a nonholonomic scheme needs some, and does not take holonomic
+/// ones yet.
+fn nonholonomic_schemes(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
+    let nonholonomic = !model.nonholonomic.is_empty();
+    let example = SchemeKind::all()
+        .find(|k| k.integrates_nonholonomic())
+        .map_or("", SchemeKind::name);
     for req in schemes {
-        // error: scheme `GglEm` does not integrate nonholonomic constraints ...
-        errors.push(
-            req.span,
-            format!(
-                "scheme `{}` would ignore the `nonholonomic` block: no scheme integrates \
-                 nonholonomic constraints yet (the nonholonomic Lobatto IIIA–IIIB method is \
-                 planned); declare the model without `schemes` to evaluate its constraints",
+        let message = match (nonholonomic, req.kind.integrates_nonholonomic()) {
+            // error: scheme `GglEm` would ignore the `nonholonomic` block ...
+            (true, false) => format!(
+                "scheme `{}` would ignore the `nonholonomic` block; use `{example}(s)`, which \
+                 integrates nonholonomic constraints ({CATALOGUE_HINT})",
                 req.kind.name(),
             ),
-        );
+            (false, true) => format!(
+                "scheme `{}` integrates nonholonomic constraints and the model declares \
+                 none; use `LobattoIIIAIIIB(s)` for an unconstrained model",
+                req.kind.name(),
+            ),
+            (true, true) if !model.constraints.is_empty() => format!(
+                "scheme `{}` does not take holonomic constraints together with nonholonomic \
+                 ones yet",
+                req.kind.name(),
+            ),
+            _ => continue,
+        };
+        errors.push(req.span, message);
     }
 }
 

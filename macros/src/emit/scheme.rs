@@ -397,6 +397,9 @@ pub fn prk_step(
     if kind.name() == HOLONOMIC_LOBATTO {
         return prk_holonomic_step(model, kind, name, stages);
     }
+    if kind.integrates_nonholonomic() {
+        return prk_nonholonomic_step(model, kind, name, stages);
+    }
     let d = model.dim();
     let n = stages * d;
     let (dl, sl, nl) = (lit(d), lit(stages), lit(n));
@@ -450,6 +453,31 @@ fn prk_holonomic_step(
         &quote!(#p::families::prk_holonomic::PrkHolonomicWorkspace<T, #sl, #dl, #ml, #nl, K>),
         &quote!(#p::families::prk_holonomic::PrkHolonomicWorkspace::lobatto()),
         &quote!(#p::families::prk_holonomic),
+    )
+}
+
+/// `impl Step<T, NonholonomicLobatto<S>>`: the sizes (`N = S (2D + K)`: stage
+/// velocities, multipliers, the velocities of the IIIA momenta) handed to the runtime's
+/// nonholonomic driver, which factors its Jacobian by the dense LU.
+fn prk_nonholonomic_step(
+    model: &mut Model,
+    kind: SchemeKind,
+    name: &syn::Ident,
+    stages: usize,
+) -> TokenStream {
+    let p = private();
+    let (d, k) = (model.dim(), model.nonholonomic.len());
+    let n = stages * (2 * d + k);
+    let (dl, kl, sl, nl) = (lit(d), lit(k), lit(stages), lit(n));
+    let marker = quote!(#p::schemes::#name<#sl>);
+    step_impl(
+        model,
+        &marker,
+        &kind.unknowns(model),
+        &quote!(#p::NonholonomicState<T, #dl, #kl>),
+        &quote!(#p::families::prk_nonholonomic::PrkNonholonomicWorkspace<T, #sl, #dl, #kl, #nl, K>),
+        &quote!(#p::families::prk_nonholonomic::PrkNonholonomicWorkspace::lobatto()),
+        &quote!(#p::families::prk_nonholonomic),
     )
 }
 

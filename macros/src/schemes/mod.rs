@@ -41,6 +41,7 @@ pub enum ConstraintSupport {
     Unconstrained,
     Holonomic,
     QuadraticHolonomic,
+    Nonholonomic,
 }
 
 /// A template builder: the model, its quantities and the named blocks of the unknowns
@@ -60,9 +61,9 @@ pub struct Entry {
     pub stages: Option<(usize, usize)>,
     pub mass: Mass,
     pub constraints: ConstraintSupport,
-    /// Blocks of the unknowns for `d` coordinates and `m` constraints: name, size, and
-    /// whether there is one per stage.
-    unknowns: fn(usize, usize) -> Vec<BlockSpec>,
+    /// Blocks of the unknowns for `d` coordinates, `m` holonomic and `k` nonholonomic
+    /// constraints: name, size, and whether there is one per stage.
+    unknowns: fn(usize, usize, usize) -> Vec<BlockSpec>,
     template: Option<Build>,
 }
 
@@ -70,7 +71,7 @@ pub struct Entry {
 /// label, orders, notes) are ignored.
 macro_rules! catalogue {
     (
-        sizes($d:ident, $m:ident);
+        sizes($d:ident, $m:ident, $k:ident);
         $(
             $(#[doc = $doc:literal])*
             $name:ident $(<$stages:ident in $lo:literal ..= $hi:literal>)? {
@@ -97,8 +98,8 @@ macro_rules! catalogue {
             stages: catalogue!(@stages $($lo $hi)?),
             mass: Mass::$mass,
             constraints: ConstraintSupport::$constraints,
-            unknowns: |$d, $m| {
-                let _ = ($d, $m);
+            unknowns: |$d, $m, $k| {
+                let _ = ($d, $m, $k);
                 vec![$((stringify!($block), $size, catalogue!(@per_stage $($per_stage)?))),+]
             },
             template: catalogue!(@template $($template)?),
@@ -188,9 +189,9 @@ impl SchemeKind {
     /// The named blocks of one step's unknowns for `model`, per-stage blocks numbered
     /// from 1 (`V1`, `V2`, …).
     pub fn unknowns(self, model: &Model) -> Vec<(String, usize)> {
-        let (d, m) = (model.dim(), model.n_constraints());
+        let (d, m, k) = (model.dim(), model.n_constraints(), model.nonholonomic.len());
         let mut blocks = Vec::new();
-        for (name, size, per_stage) in (self.entry.unknowns)(d, m) {
+        for (name, size, per_stage) in (self.entry.unknowns)(d, m, k) {
             match (per_stage, self.stages) {
                 (true, Some(s)) => blocks.extend((1..=s).map(|i| (format!("{name}{i}"), size))),
                 _ => blocks.push((name.to_string(), size)),
@@ -217,7 +218,15 @@ impl SchemeKind {
 
     /// Whether the scheme supports holonomic constraints.
     pub fn supports_constraints(self) -> bool {
-        self.entry.constraints != ConstraintSupport::Unconstrained
+        matches!(
+            self.entry.constraints,
+            ConstraintSupport::Holonomic | ConstraintSupport::QuadraticHolonomic
+        )
+    }
+
+    /// Whether the scheme integrates nonholonomic constraints.
+    pub fn integrates_nonholonomic(self) -> bool {
+        self.entry.constraints == ConstraintSupport::Nonholonomic
     }
 
     /// Whether the scheme needs constraints of degree ≤ 2 (so that the midpoint gradient

@@ -4,3 +4,4 @@
 pub mod ggl;
 pub mod prk;
 pub mod prk_holonomic;
+pub mod prk_nonholonomic;

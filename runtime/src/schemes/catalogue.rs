@@ -16,13 +16,13 @@
 //   coefficients, written in `runtime/src/schemes/`, exported by `schemes/mod.rs`);
 // - `label`, `family` (`Ggl`: symbolic template, Newton on its `DiscreteSystem`; `Prk`:
 //   assembled from point kernels), `source`, `equations`;
-// - `unknowns`: the blocks of one step's unknowns with their sizes in `d` (coordinates)
-//   and `m` (holonomic constraints); `V[S]: d` is one block `Vᵢ` of size `d` per stage;
+// - `unknowns`: the blocks of one step's unknowns with their sizes in `d` (coordinates),
+//   `m` (holonomic constraints) and `k` (nonholonomic constraints); `V[S]: d` is one block `Vᵢ` of size `d` per stage;
 // - `order` in `q`, `p` and the multipliers (`None`: none, or not stated and not
 //   measured), expressions in the stage count if there is one;
 // - `energy` (`Exact`, `Oscillates`), `symplectic`;
 // - `requires`: `mass` (`Constant`, `Regular`) and `constraints` (`Unconstrained`,
-//   `Holonomic`, `QuadraticHolonomic`);
+//   `Holonomic`, `QuadraticHolonomic`, `Nonholonomic`);
 // - `constraints_at_nodes`: whether `g(q) = 0` is one of its equations at the nodes
 //   (`false` for schemes without constraints);
 // - `note`: where the constraints hold, what to watch for (one line, for the README);
@@ -30,7 +30,7 @@
 //   that builds the step equations from the model, its quantities and the unknowns'
 //   blocks (`Inputs`).
 catalogue! {
-    sizes(d, m);
+    sizes(d, m, k);
 
     /// First-order GGL variational integrator, "VI-S" (Kinon, Betsch, Schneider 2023,
     /// Sect. 4.1, eq. (55); spec 000 §2.1), a generalisation of the symplectic Euler method:
@@ -338,6 +338,42 @@ catalogue! {
         requires: { mass: Regular, constraints: Holonomic },
         constraints_at_nodes: true,
         note: "`g = 0` and `G v = 0` at nodes; `s = 2` is RATTLE for any regular Lagrangian",
+    }
+
+    /// The nonholonomic partitioned Runge–Kutta method of the Lobatto IIIA–IIIB pair with
+    /// `S` stages (Martín de Diego, Sato Martín de Almagro, "High-order geometric methods
+    /// for nonholonomic mechanical systems", eqs. (14), App. D; spec 002 S4), for any
+    /// regular Lagrangian and nonholonomic constraints `A(q) v = 0`:
+    ///
+    /// ```text
+    /// qₖ₊₁ = qₖ + h Σⱼ bⱼ Vʲ,              pₖ₊₁ = pₖ + h Σⱼ b̂ⱼ Wʲ
+    /// Qⁱ = qₖ + h Σⱼ aᵢⱼ Vʲ,               D₂L(Qⁱ, Vⁱ) = pₖ + h Σⱼ âᵢⱼ Wʲ
+    /// Wⁱ = D₁L(Qⁱ, Vⁱ) + A(Qⁱ)ᵀ Λⁱ,        pⁱ = pₖ + h Σⱼ aᵢⱼ Wʲ = D₂L(Qⁱ, vⁱ)
+    /// A(Qⁱ) vⁱ = 0 (i = 2 … s),           Λ¹ = λₖ,  λₖ₊₁ = Λˢ,  vₖ₊₁ = vˢ
+    /// ```
+    ///
+    /// Unknowns: the stage velocities `V¹ … Vˢ`, the multipliers `Λ¹ … Λˢ` and the
+    /// velocities `v¹ … vˢ` paired with the IIIA momenta (`Λ¹` and `v¹` with trivial
+    /// equations), `S (2d + k)`. The state carries `λ`; a state without it gets the
+    /// multiplier of the continuous equations (spec 002 §4.8), without which the orders
+    /// drop. Assembled at run time from the model's point and nonholonomic kernels.
+    ///
+    /// Properties: order `2S − 2` in `q` and `p`, `λ` of order `S` for even `S` and
+    /// `S − 1` for odd `S` (spec 002 eq. (20)); `A(q) v = 0` at every node and stage;
+    /// time-symmetric; not symplectic.
+    NonholonomicLobatto<S in 2..=10> {
+        marker: unit,
+        label: "Lobatto IIIA-IIIB, nonholonomic",
+        family: Prk,
+        source: "Martín de Diego, Sato Martín de Almagro, eqs. (14), App. D; spec 002 S4",
+        equations: "(14)",
+        unknowns: [V[S]: d, Lambda[S]: k, v[S]: d],
+        order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: Some(S - S % 2) },
+        energy: Oscillates,
+        symplectic: false,
+        requires: { mass: Regular, constraints: Nonholonomic },
+        constraints_at_nodes: false,
+        note: "`A(q) v = 0` at nodes and stages; the state carries `λ` (from the continuous equations at the start)",
     }
 
 }

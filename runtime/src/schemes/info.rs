@@ -43,6 +43,8 @@ pub enum ConstraintSupport {
     /// Holonomic constraints of degree ≤ 2 in the coordinates (their midpoint gradient
     /// is then a discrete gradient).
     QuadraticHolonomic,
+    /// Nonholonomic constraints `A(q) v = 0` (at least one), no holonomic ones.
+    Nonholonomic,
 }
 
 /// What a scheme requires of a model; `model!` refuses the rest with a spanned error.

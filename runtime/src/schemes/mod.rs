@@ -20,7 +20,7 @@ use info::{
 /// [`CATALOGUE`] row per entry. The `template` field is the macro crate's.
 macro_rules! catalogue {
     (
-        sizes($d:ident, $m:ident);
+        sizes($d:ident, $m:ident, $k:ident);
         $(
             $(#[doc = $doc:literal])*
             $name:ident $(<$stages:ident in $lo:literal ..= $hi:literal>)? {

@@ -2,12 +2,14 @@
 //! diagnostics and output read the values at a node.
 mod consistent;
 mod ggl;
-mod multiplier;
+pub(crate) mod multiplier;
+mod nonholonomic;
 mod phase;
 
 pub use consistent::Consistency;
 pub use ggl::GglState;
 pub use multiplier::nonholonomic_multiplier;
+pub use nonholonomic::NonholonomicState;
 pub use phase::PhaseState;
 
 use nalgebra::SVector;

@@ -4,7 +4,7 @@
 //! `λ₀ = 0` the orders drop).
 use nalgebra::{SMatrix, SVector};
 
-use crate::error::InitError;
+use crate::error::{InitError, SolveError};
 use crate::kernels::{NonholonomicKernels, PointKernels};
 use crate::model::Real;
 use crate::solve::lu::Lu;
@@ -32,6 +32,19 @@ where
     T: Real,
     Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
 {
+    multiplier(model, q, v).map_err(|_| InitError::SingularConstraints)
+}
+
+/// [`nonholonomic_multiplier`] with the factorisation's error.
+pub(crate) fn multiplier<T, Mdl, const D: usize, const K: usize>(
+    model: &Mdl,
+    q: &SVector<T, D>,
+    v: &SVector<T, D>,
+) -> Result<SVector<T, K>, SolveError<T>>
+where
+    T: Real,
+    Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
+{
     let mut square = [[T::zero(); D]; D];
     model.l_vv(q, v, &mut square);
     let mass = SMatrix::<T, D, D>::from_data(nalgebra::ArrayStorage(square));
@@ -46,7 +59,7 @@ where
     let mut a = [[T::zero(); K]; D];
     model.a(q, &mut a);
     let a = SMatrix::<T, K, D>::from_data(nalgebra::ArrayStorage(a));
-    let lu = Lu::factor(mass).map_err(|_| InitError::SingularConstraints)?;
+    let lu = Lu::factor(mass)?;
     let mut minv_at: SMatrix<T, D, K> = a.transpose();
     lu.solve_matrix_in_place(&mut minv_at);
     lu.solve_in_place(&mut f);
@@ -54,8 +67,6 @@ where
     model.a_v_q(q, v, &mut a_v_q);
     let a_v_q = SMatrix::<T, K, D>::from_data(nalgebra::ArrayStorage(a_v_q));
     let mut lambda = -(a_v_q * v) - a * f;
-    Lu::factor(a * minv_at)
-        .map_err(|_| InitError::SingularConstraints)?
-        .solve_in_place(&mut lambda);
+    Lu::factor(a * minv_at)?.solve_in_place(&mut lambda);
     Ok(lambda)
 }
