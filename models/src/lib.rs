@@ -10,12 +10,14 @@ extern crate livens_runtime as livens;
 
 mod chain;
 mod four_particles;
+mod nonholonomic;
 mod pendulum;
 mod spherical_pendulum;
 mod top;
 
 pub use chain::Chain10;
 pub use four_particles::FourParticles;
+pub use nonholonomic::{Chaotic, NonholonomicParticle, Transmission};
 pub use pendulum::Pendulum3d;
 pub use spherical_pendulum::SphericalPendulum;
 pub use top::LagrangeTop;
