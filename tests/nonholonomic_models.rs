@@ -5,6 +5,13 @@
 use livens::prelude::*;
 use livens_models::{Chaotic, Transmission};
 
+/// The scheme's state at a node (`λ⁰` from the continuous equations at the first step).
+fn start<const D: usize>(
+    node: Result<GglState<f64, D, 0>, livens::InitError<f64>>,
+) -> NonholonomicState<f64, D, 1> {
+    livens::FromNode::from_node(&node.expect("the spec's data satisfy Φ = 0"))
+}
+
 fn tight() -> NewtonOptions<f64> {
     NewtonOptions {
         tolerance: 1e-14,
@@ -23,7 +30,7 @@ where
         model,
         NonholonomicLobatto::<S>,
         h,
-        model.initial_state(false),
+        start(model.initial_node(false)),
     )
     .with_options(tight());
     for _ in 0..steps {
@@ -73,7 +80,7 @@ fn transmission_orders() {
 /// energies.
 fn transmission_energy(h: f64, high_energy: bool) -> (f64, [f64; 4]) {
     let model = Transmission::new();
-    let start = model.initial_state(high_energy);
+    let start = start(model.initial_node(high_energy));
     let mut sim = Integrator::new(model, NonholonomicLobatto::<2>, h, start).with_options(tight());
     let total = |s: &NonholonomicState<f64, 3, 1>| {
         let (d, p) = model.subsystem_energies(&s.q, &s.v);
@@ -142,7 +149,7 @@ where
     let steps = (t / h).round() as usize;
     let mut mu = vec![0.0; steps];
     for j in 0..members {
-        let start = model.initial_state(j, members);
+        let start = start(model.initial_node(j, members));
         let energy = |s: &NonholonomicState<f64, 7, 1>| {
             <Chaotic<f64> as Model<f64, 7, 0>>::energy(&model, &s.q, &s.v)
         };

@@ -1,7 +1,7 @@
 //! The nonholonomic models of "High-order geometric methods for nonholonomic mechanical
 //! systems" (Martín de Diego, Sato Martín de Almagro; spec 002 §5.1–5.3), integrated by
 //! the nonholonomic Lobatto IIIA–IIIB method.
-use livens::{NonholonomicState, SVector};
+use livens::{Consistency, GglState, InitError, SVector};
 use livens_macros::model;
 use nalgebra::ComplexField;
 
@@ -24,13 +24,14 @@ impl NonholonomicParticle<f64> {
     /// `T = 2`.
     pub const DEFAULT_SPAN: f64 = 2.0;
 
-    /// `q⁰ = (0.5, 0.3, 0)`, `v⁰ = (0.2, 0.4, 0.06)` (`Φ = 0`).
-    pub fn initial_state(&self) -> NonholonomicState<f64, 3, 1> {
+    /// The node `q⁰ = (0.5, 0.3, 0)`, `v⁰ = (0.2, 0.4, 0.06)` (`Φ = 0`); the scheme's
+    /// state takes `λ⁰` from the continuous equations at its first step.
+    pub fn initial_state(&self) -> Result<GglState<f64, 3, 0>, InitError<f64>> {
         let (q, v) = (
             SVector::from([0.5, 0.3, 0.0]),
             SVector::from([0.2, 0.4, 0.06]),
         );
-        NonholonomicState::from_velocities(self, q, v)
+        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 0.0 })
     }
 }
 
@@ -59,9 +60,14 @@ impl Transmission<f64> {
     /// A horizon of 100 (the paper does not print one).
     pub const DEFAULT_SPAN: f64 = 100.0;
 
-    /// `q⁰ = (1, 0, 1)`, `v⁰ = (0, ẏ⁰, 0)`: `ẏ⁰ = 3√10/5` (low energy, `E_T = 9/5`, the
-    /// driver oscillates) or `√8` (high energy, `E_T = 4`, it rotates).
-    pub fn initial_state(&self, high_energy: bool) -> NonholonomicState<f64, 3, 1> {
+    /// The low-energy node ([`initial_node`](Self::initial_node)), the command's.
+    pub fn initial_state(&self) -> Result<GglState<f64, 3, 0>, InitError<f64>> {
+        self.initial_node(false)
+    }
+
+    /// The node `q⁰ = (1, 0, 1)`, `v⁰ = (0, ẏ⁰, 0)`: `ẏ⁰ = 3√10/5` (low energy,
+    /// `E_T = 9/5`, the driver oscillates) or `√8` (high energy, `E_T = 4`, it rotates).
+    pub fn initial_node(&self, high_energy: bool) -> Result<GglState<f64, 3, 0>, InitError<f64>> {
         let vy = if high_energy {
             ComplexField::sqrt(8.0)
         } else {
@@ -71,7 +77,7 @@ impl Transmission<f64> {
             SVector::from([1.0, 0.0, 1.0]),
             SVector::from([0.0, vy, 0.0]),
         );
-        NonholonomicState::from_velocities(self, q, v)
+        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 0.0 })
     }
 
     /// The driver's and the passenger's energies `(E_d, E_p)` at `(q, v)`.
@@ -99,14 +105,28 @@ model! {
 }
 
 impl Chaotic<f64> {
+    /// The step of the spec's recomputed runs, `h = 0.1`.
+    pub const DEFAULT_STEP: f64 = 0.1;
+    /// The spec's longest horizon, 100.
+    pub const DEFAULT_SPAN: f64 = 100.0;
+
+    /// The first member of the spec's ensemble of seven, the command's.
+    pub fn initial_state(&self) -> Result<GglState<f64, 7, 0>, InitError<f64>> {
+        self.initial_node(0, 7)
+    }
+
     /// Member `j` of `0..=members − 1` of the spec's ensemble: `q⁰ = (α, 0.6, 0.4, 0.2,
     /// 1, 1, 1)`, `v⁰ = (0, β, 0, …, 0)` with `α = cos(jπ/(2J))`, `β = sin(jπ/(2J))`,
     /// `J = members − 1`; every member has energy 3.06.
-    pub fn initial_state(&self, j: usize, members: usize) -> NonholonomicState<f64, 7, 1> {
+    pub fn initial_node(
+        &self,
+        j: usize,
+        members: usize,
+    ) -> Result<GglState<f64, 7, 0>, InitError<f64>> {
         let angle = j as f64 * core::f64::consts::PI / (2.0 * (members - 1) as f64);
         let q = SVector::from([ComplexField::cos(angle), 0.6, 0.4, 0.2, 1.0, 1.0, 1.0]);
         let mut v = SVector::zeros();
         v[1] = ComplexField::sin(angle);
-        NonholonomicState::from_velocities(self, q, v)
+        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 0.0 })
     }
 }

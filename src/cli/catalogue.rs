@@ -24,6 +24,9 @@ catalogue! {
     "top" => LagrangeTop,
     "four-particles" => FourParticles,
     "spherical-pendulum" => SphericalPendulum,
+    "nonholonomic-particle" => NonholonomicParticle,
+    "transmission" => Transmission,
+    "chaotic" => Chaotic,
 }
 
 /// One scheme as the command names it: its marker type (with its stage count) and its
