@@ -410,11 +410,6 @@ where
 {
     WrongLength::check(N, x, r, jac)?;
     let (newton, mut system) = ws.split(model, h, &state.q, &state.p);
-    newton.x.as_mut_slice().copy_from_slice(x);
-    system.residual_and_jacobian(&newton.x, &mut newton.r, newton.jac.borrow_mut());
-    r.copy_from_slice(newton.r.as_slice());
-    for (out, column) in jac.chunks_exact_mut(N).zip(newton.jac.borrow().iter()) {
-        out.copy_from_slice(column);
-    }
+    super::equations_at(newton, &mut system, x, r, jac);
     Ok(())
 }

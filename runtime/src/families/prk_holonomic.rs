@@ -35,6 +35,7 @@
 //! assembled densely and factored by the dense LU.
 use nalgebra::SVector;
 
+use super::blocks::{add_rect, add_square};
 use crate::error::SolveError;
 use crate::kernels::{HolonomicKernels, PointKernels};
 use crate::model::Real;
@@ -378,46 +379,6 @@ where
     }
 }
 
-/// Adds `f · K` (`f · Kᵀ` if `transpose`) for the `D × D` kernel `K` in column storage
-/// at rows `row…`, columns `column…` of the column-stored Jacobian.
-fn add_square<T: Real, const D: usize, const N: usize>(
-    jac: &mut [[T; N]; N],
-    (row, column): (usize, usize),
-    f: T,
-    kernel: &[[T; D]; D],
-    transpose: bool,
-) {
-    if f == T::zero() {
-        return;
-    }
-    for (c, kc) in kernel.iter().enumerate() {
-        for (r, &e) in kc.iter().enumerate() {
-            let (i, j) = if transpose { (c, r) } else { (r, c) };
-            jac[column + j][row + i] += f * e;
-        }
-    }
-}
-
-/// Adds `f · G` (`M × D`) or `f · Gᵀ` (`D × M`, if `transpose`) for `G` in column
-/// storage at rows `row…`, columns `column…`.
-fn add_rect<T: Real, const D: usize, const M: usize, const N: usize>(
-    jac: &mut [[T; N]; N],
-    (row, column): (usize, usize),
-    f: T,
-    g: &[[T; M]; D],
-    transpose: bool,
-) {
-    if f == T::zero() {
-        return;
-    }
-    for (k, gk) in g.iter().enumerate() {
-        for (a, &e) in gk.iter().enumerate() {
-            let (i, j) = if transpose { (k, a) } else { (a, k) };
-            jac[column + j][row + i] += f * e;
-        }
-    }
-}
-
 /// The step residual `R(X)` at the unknowns `x` and its exact Jacobian `∂R/∂X` (column
 /// storage) in the workspace, exposed for derivative oracles.
 pub fn step_system<'w, T, Mdl, K, const S: usize, const D: usize, const M: usize, const N: usize>(
@@ -499,11 +460,6 @@ where
 {
     WrongLength::check(N, x, r, jac)?;
     let (newton, mut system) = ws.split(model, h, &state.q, &state.p);
-    newton.x.as_mut_slice().copy_from_slice(x);
-    system.residual_and_jacobian(&newton.x, &mut newton.r, newton.jac.borrow_mut());
-    r.copy_from_slice(newton.r.as_slice());
-    for (out, column) in jac.chunks_exact_mut(N).zip(newton.jac.borrow().iter()) {
-        out.copy_from_slice(column);
-    }
+    super::equations_at(newton, &mut system, x, r, jac);
     Ok(())
 }

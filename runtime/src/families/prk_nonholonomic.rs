@@ -37,6 +37,7 @@
 //! multiplier of the continuous equations at its `(q, v)` (spec 002 §4.8).
 use nalgebra::SVector;
 
+use super::blocks::{add_rect, add_square};
 use crate::error::SolveError;
 use crate::kernels::{NonholonomicKernels, PointKernels};
 use crate::model::Real;
@@ -46,7 +47,7 @@ use crate::state::multiplier::multiplier;
 use crate::state::NonholonomicState;
 use crate::step::{StepOptions, WrongLength};
 use crate::tableaux::PartitionedTableau;
-use core::borrow::{Borrow, BorrowMut};
+use core::borrow::BorrowMut;
 
 /// Memory of a step: Newton's workspace for the `N = S (2D + K)` unknowns, the tableau,
 /// and the kernel buffers, every `D × D` matrix in storage `Z`.
@@ -368,46 +369,6 @@ where
     }
 }
 
-/// Adds `f · K` (`f · Kᵀ` if `transpose`) for the `D × D` kernel `K` in column storage
-/// at rows `row…`, columns `column…` of the column-stored Jacobian.
-fn add_square<T: Real, const D: usize, const N: usize>(
-    jac: &mut [[T; N]; N],
-    (row, column): (usize, usize),
-    f: T,
-    kernel: &[[T; D]; D],
-    transpose: bool,
-) {
-    if f == T::zero() {
-        return;
-    }
-    for (c, kc) in kernel.iter().enumerate() {
-        for (r, &e) in kc.iter().enumerate() {
-            let (i, j) = if transpose { (c, r) } else { (r, c) };
-            jac[column + j][row + i] += f * e;
-        }
-    }
-}
-
-/// Adds `f · A` (`K × D`) or `f · Aᵀ` (`D × K`, if `transpose`) for `A` in column
-/// storage at rows `row…`, columns `column…`.
-fn add_rect<T: Real, const D: usize, const K: usize, const N: usize>(
-    jac: &mut [[T; N]; N],
-    (row, column): (usize, usize),
-    f: T,
-    a: &[[T; K]; D],
-    transpose: bool,
-) {
-    if f == T::zero() {
-        return;
-    }
-    for (k, ak) in a.iter().enumerate() {
-        for (b, &e) in ak.iter().enumerate() {
-            let (i, j) = if transpose { (k, b) } else { (b, k) };
-            jac[column + j][row + i] += f * e;
-        }
-    }
-}
-
 /// `λₖ`: the state's, or from the continuous equations at its `(q, v)`.
 fn lambda<T, Mdl, const D: usize, const K: usize>(
     model: &Mdl,
@@ -494,11 +455,6 @@ where
         lambda: lambda(model, state).unwrap_or_else(|_| SVector::zeros()),
     };
     let (newton, mut system) = ws.split(model, h, node);
-    newton.x.as_mut_slice().copy_from_slice(x);
-    system.residual_and_jacobian(&newton.x, &mut newton.r, newton.jac.borrow_mut());
-    r.copy_from_slice(newton.r.as_slice());
-    for (out, column) in jac.chunks_exact_mut(N).zip(newton.jac.borrow().iter()) {
-        out.copy_from_slice(column);
-    }
+    super::equations_at(newton, &mut system, x, r, jac);
     Ok(())
 }
