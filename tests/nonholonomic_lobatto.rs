@@ -187,3 +187,34 @@ fn a_step_back_returns() {
     println!("+h then −h: |Δq| {dq:.1e}, |Δp| {dp:.1e}, |Δλ| {dl:.1e}");
     assert!(dq.max(dp).max(dl) <= 1e-12, "{dq:e} {dp:e} {dl:e}");
 }
+
+/// Initial data off `A(q) v = 0` are refused or projected, never used as given.
+#[test]
+fn inconsistent_data_are_rejected_or_projected() {
+    let model = Particle::new();
+    let (q, v) = (
+        SVector::from([0.5, 0.3, 0.0]),
+        SVector::from([0.2, 0.4, 0.5]),
+    );
+    let reject = Consistency::Reject { tolerance: 1e-12 };
+    match NonholonomicState::consistent(&model, q, v, reject) {
+        Err(livens::InitError::Inconsistent { velocity, .. }) => {
+            assert!((velocity - (0.5 - 0.3 * 0.2)).abs() < 1e-15, "{velocity}")
+        }
+        other => panic!("accepted an inconsistent v: {other:?}"),
+    }
+    let projected =
+        NonholonomicState::consistent(&model, q, v, Consistency::Project { tolerance: 1e-12 })
+            .expect("projected");
+    assert!(model.nonholonomic(&q, &projected.v)[0].abs() < 1e-15);
+    let lambda = livens::nonholonomic_multiplier(&model, &q, &projected.v).expect("regular");
+    assert_eq!(projected.lambda, Some(lambda));
+    // Consistent data pass unchanged, with the continuous λ.
+    let start = initial();
+    let checked =
+        NonholonomicState::consistent(&model, start.q, start.v, reject).expect("consistent");
+    assert_eq!(
+        (checked.q, checked.v, checked.p),
+        (start.q, start.v, start.p)
+    );
+}

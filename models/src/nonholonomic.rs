@@ -1,7 +1,9 @@
 //! The nonholonomic models of "High-order geometric methods for nonholonomic mechanical
 //! systems" (Martín de Diego, Sato Martín de Almagro; spec 002 §5.1–5.3), integrated by
 //! the nonholonomic Lobatto IIIA–IIIB method.
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{
+    Consistency, GglState, InitError, NonholonomicKernels, NonholonomicState, PointKernels, SVector,
+};
 use livens_macros::model;
 use nalgebra::ComplexField;
 
@@ -31,7 +33,7 @@ impl NonholonomicParticle<f64> {
             SVector::from([0.5, 0.3, 0.0]),
             SVector::from([0.2, 0.4, 0.06]),
         );
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 0.0 })
+        node(self, q, v)
     }
 }
 
@@ -77,7 +79,7 @@ impl Transmission<f64> {
             SVector::from([1.0, 0.0, 1.0]),
             SVector::from([0.0, vy, 0.0]),
         );
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 0.0 })
+        node(self, q, v)
     }
 
     /// The driver's and the passenger's energies `(E_d, E_p)` at `(q, v)`.
@@ -127,6 +129,21 @@ impl Chaotic<f64> {
         let q = SVector::from([ComplexField::cos(angle), 0.6, 0.4, 0.2, 1.0, 1.0, 1.0]);
         let mut v = SVector::zeros();
         v[1] = ComplexField::sin(angle);
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 0.0 })
+        node(self, q, v)
     }
+}
+
+/// The node at `(q, v)`, its data checked against the nonholonomic constraints (exactly:
+/// the spec's data satisfy them to the last bit) as well as the holonomic ones (none).
+fn node<Mdl, const D: usize>(
+    model: &Mdl,
+    q: SVector<f64, D>,
+    v: SVector<f64, D>,
+) -> Result<GglState<f64, D, 0>, InitError<f64>>
+where
+    Mdl: livens::Model<f64, D, 0> + PointKernels<f64, D> + NonholonomicKernels<f64, D, 1>,
+{
+    let exact = Consistency::Reject { tolerance: 0.0 };
+    NonholonomicState::consistent(model, q, v, exact)?;
+    GglState::consistent(model, q, v, exact)
 }

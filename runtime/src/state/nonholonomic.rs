@@ -2,9 +2,12 @@
 //! the multiplier `λ`, which the method feeds forward (`Λ¹ = λₖ`, `λₖ₊₁ = Λˢ`).
 use nalgebra::SVector;
 
-use crate::kernels::PointKernels;
+use crate::error::InitError;
+use crate::kernels::{NonholonomicKernels, PointKernels};
 use crate::model::Real;
-use crate::state::{FromNode, GglState, NodeValues};
+use crate::solve::lu::Lu;
+use crate::state::multiplier::multiplier;
+use crate::state::{Consistency, FromNode, GglState, NodeValues};
 
 /// `(q, p, v, λ)` at a time node of a model with `K` nonholonomic constraints.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,6 +42,74 @@ impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
             v,
             lambda: None,
         }
+    }
+}
+
+impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
+    /// The state at `t = 0` from `(q, v)` checked against `A(q) v = 0`: with
+    /// [`Consistency::Reject`], `max|A(q) v|` above the tolerance is
+    /// [`InitError::Inconsistent`]; with [`Consistency::Project`], `v` is replaced by its
+    /// projection onto `A(q) v = 0` in the metric of the mass matrix at `(q, v)`,
+    /// `v − M⁻¹Aᵀ (A M⁻¹ Aᵀ)⁻¹ A v` (exact for a kinetic energy quadratic in `v`). `p` is
+    /// `D₂L(q, v)` and `λ` the continuous multiplier (spec 002 §4.8).
+    pub fn consistent<Mdl>(
+        model: &Mdl,
+        q: SVector<T, D>,
+        mut v: SVector<T, D>,
+        consistency: Consistency<T>,
+    ) -> Result<Self, InitError<T>>
+    where
+        Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
+    {
+        if let Some(field) = [("q", &q), ("v", &v)]
+            .into_iter()
+            .find(|(_, x)| x.iter().any(|e| !e.is_finite()))
+            .map(|(name, _)| name)
+        {
+            return Err(InitError::NonFiniteInput { field });
+        }
+        let mut columns = [[T::zero(); K]; D];
+        model.a(&q, &mut columns);
+        let a = nalgebra::SMatrix::<T, K, D>::from_data(nalgebra::ArrayStorage(columns));
+        let residual = a * v;
+        let violation = residual.iter().fold(T::zero(), |m, x| m.max(x.abs()));
+        match consistency {
+            Consistency::Reject { tolerance } => {
+                if !(tolerance >= T::zero() && tolerance.is_finite()) {
+                    return Err(InitError::InvalidTolerance { tolerance });
+                }
+                if violation > tolerance {
+                    return Err(InitError::Inconsistent {
+                        position: T::zero(),
+                        velocity: violation,
+                    });
+                }
+            }
+            Consistency::Project { tolerance } => {
+                if !(tolerance >= T::zero() && tolerance.is_finite()) {
+                    return Err(InitError::InvalidTolerance { tolerance });
+                }
+                let mut square = [[T::zero(); D]; D];
+                model.l_vv(&q, &v, &mut square);
+                let mass = nalgebra::SMatrix::<T, D, D>::from_data(nalgebra::ArrayStorage(square));
+                let lu = Lu::factor(mass).map_err(|_| InitError::SingularConstraints)?;
+                let mut w = a.transpose();
+                lu.solve_matrix_in_place(&mut w);
+                let mut y = residual;
+                Lu::factor(a * w)
+                    .map_err(|_| InitError::SingularConstraints)?
+                    .solve_in_place(&mut y);
+                v -= w * y;
+            }
+        }
+        let lambda = multiplier(model, &q, &v).map_err(|_| InitError::SingularConstraints)?;
+        Ok(Self {
+            t: T::zero(),
+            q,
+            p: model.l_v(&q, &v),
+            v,
+            lambda: Some(lambda),
+        })
     }
 }
 
