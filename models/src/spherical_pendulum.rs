@@ -22,7 +22,7 @@ model! {
         momentum { j3: rotation(e3) }
         schemes {
             HolonomicLobatto(2), HolonomicLobatto(3), HolonomicLobatto(4), HolonomicLobatto(5),
-            Rattle, GglEm
+            Rattle, Shake, GglEm
         }
     }
 }

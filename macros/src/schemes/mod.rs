@@ -9,6 +9,7 @@ mod ggl_em_g;
 mod ggl_theta;
 mod ggl_vi_s;
 mod rattle;
+mod shake;
 
 pub use common::{InputSize, Template, GGL_INPUTS};
 

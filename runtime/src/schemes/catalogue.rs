@@ -273,6 +273,41 @@ catalogue! {
         template: rattle::template,
     }
 
+    /// SHAKE (Ryckaert, Ciccotti, Berendsen 1977) in the form of Martín de Diego, Sato
+    /// Martín de Almagro, "High-order geometric methods for nonholonomic mechanical
+    /// systems", Sec. 4.3 (spec 002 S2): the discrete Euler–Lagrange equations of the
+    /// trapezoidal discrete Lagrangian forced by `h G(q⁰)ᵀ λ`, as a one-step map on the
+    /// discrete momentum `p⁰ = D₂L_d(q⁻¹, q⁰)`. For `L = ½ vᵀMv − V(q)`:
+    ///
+    /// ```text
+    /// q¹ = q⁰ + h M⁻¹ (p⁰ − (h/2) ∇V(q⁰) + h G(q⁰)ᵀ λ),     0 = g(q¹)
+    /// p¹ = p⁰ − (h/2) (∇V(q⁰) + ∇V(q¹)) + h G(q⁰)ᵀ λ
+    /// ```
+    ///
+    /// Unknowns `(q¹, λ)`, `d + m`; `p¹` is explicit. The state's `λ` is the step's
+    /// multiplier (the paper's sign, an approximation of the continuous one after the
+    /// first step, which from a tangent momentum takes half), `γ = 0`, `v = M⁻¹ p¹`.
+    ///
+    /// Properties: the positions are RATTLE's; the momentum is RATTLE's minus
+    /// `(h/2) G(q¹)ᵀ λ¹`, so it is not tangent to the constraint (`G M⁻¹ p = O(h)`) and
+    /// first order as an approximation of `p(t)`. Symplectic on the constraint manifold
+    /// in the positions, `g = 0` at the nodes. Requires a constant mass matrix.
+    Shake {
+        marker: unit,
+        label: "SHAKE",
+        family: Ggl,
+        source: "Martín de Diego, Sato Martín de Almagro, Sec. 4.3; spec 002 S2",
+        equations: "Sec. 4.3",
+        unknowns: [q1: d, lambda: m],
+        order: { q: 2, p: 1, multipliers: None },
+        energy: Oscillates,
+        symplectic: true,
+        requires: { mass: Constant, constraints: Holonomic },
+        constraints_at_nodes: true,
+        note: "RATTLE's positions; `g = 0` at nodes, `G M⁻¹ p = O(h)`",
+        template: shake::template,
+    }
+
     /// The variational partitioned Runge–Kutta method of the Lobatto IIIA–IIIB pair with `S`
     /// stages (Martín de Diego, Sato Martín de Almagro, "High-order geometric methods for
     /// nonholonomic mechanical systems", Thm 4.2, eq. (9); spec 002 S1), for unconstrained
