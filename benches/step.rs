@@ -1,6 +1,8 @@
 //! Cost of ONE time step for each model × scheme: the pendulum, the Lagrange top and
-//! the four-particle system, each with every scheme its `model!` declares
-//! (`pendulum/GglEm`, `top/GglViA`, `four_particles/GglEmG`, ...). The list is read from
+//! the four-particle system (spec 000), the spherical pendulum, the nonholonomic
+//! particle, the transmission and the chaotic system (spec 002), each with every scheme
+//! (and stage count) its `model!` declares (`pendulum/GglEm`, `top/GglViA`,
+//! `transmission/NonholonomicLobatto(3)`, ...). The list is read from
 //! the models' declarations ([`DeclaredSchemes`]), so a scheme a model declares is
 //! benchmarked without an edit here.
 //!
@@ -22,7 +24,10 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use livens::prelude::*;
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
-use livens_models::{FourParticles, LagrangeTop, Pendulum3d};
+use livens_models::{
+    Chaotic, FourParticles, LagrangeTop, NonholonomicParticle, Pendulum3d, SphericalPendulum,
+    Transmission,
+};
 
 /// Steps after which the integrator restarts from the initial state.
 const RESET: u32 = 1000;
@@ -167,6 +172,56 @@ fn four_particles(c: &mut Criterion) {
     );
 }
 
+fn spherical_pendulum(c: &mut Criterion) {
+    let model = SphericalPendulum::new();
+    let initial = model
+        .initial_state()
+        .expect("the spec's data are consistent");
+    every_scheme(
+        c,
+        "spherical_pendulum",
+        model,
+        SphericalPendulum::DEFAULT_STEP,
+        initial,
+    );
+}
+
+fn nonholonomic_particle(c: &mut Criterion) {
+    let model = NonholonomicParticle::new();
+    let initial = model
+        .initial_state()
+        .expect("the spec's data satisfy Φ = 0");
+    every_scheme(
+        c,
+        "nonholonomic_particle",
+        model,
+        NonholonomicParticle::DEFAULT_STEP,
+        initial,
+    );
+}
+
+fn transmission(c: &mut Criterion) {
+    let model = Transmission::new();
+    let initial = model
+        .initial_state()
+        .expect("the spec's data satisfy Φ = 0");
+    every_scheme(
+        c,
+        "transmission",
+        model,
+        Transmission::DEFAULT_STEP,
+        initial,
+    );
+}
+
+fn chaotic(c: &mut Criterion) {
+    let model = Chaotic::new();
+    let initial = model
+        .initial_state()
+        .expect("the spec's data satisfy Φ = 0");
+    every_scheme(c, "chaotic", model, Chaotic::DEFAULT_STEP, initial);
+}
+
 /// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`.
 fn config() -> Criterion {
     let quick = std::env::var("LIVENS_BENCH_QUICK").is_ok_and(|v| v == "1");
@@ -183,6 +238,7 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = pendulum, top, four_particles
+    targets = pendulum, top, four_particles, spherical_pendulum, nonholonomic_particle,
+        transmission, chaotic
 }
 criterion_main!(benches);

@@ -794,3 +794,79 @@ fn ctrl_c_keeps_the_csv_table_and_plot_of_the_partial_run() {
     assert_well_formed_svg(&dir.join("pendulum-GglEm.svg"));
     assert!(!dir.join("pendulum-GglViA.csv").exists());
 }
+
+/// A nonholonomic model's run reports what its declaration names: `max|A(q) v|` as a
+/// table column and a CSV column, and the transmission's subsystem energies (its
+/// `observables` block) as CSV columns and as ranges under the table, the ranges of
+/// spec 002 §6 D item 10 (low energy, h = 1/10, T = 500).
+#[test]
+fn a_nonholonomic_run_reports_its_constraint_residual_and_observables() {
+    let dir = scratch("transmission");
+    let out_dir = dir.to_str().unwrap();
+    let (code, out, err) = livens(&[
+        "run",
+        "transmission",
+        "--scheme",
+        "NonholonomicLobatto(2)",
+        "--t-end",
+        "500",
+        "--plot",
+        "none",
+        "--out",
+        out_dir,
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("0 constraints and 1 nonholonomic"), "{out}");
+    assert!(out.contains("max|Av|"), "{out}");
+    // The label has spaces: the figures are the row's last cells, one per header.
+    let headers: Vec<&str> = out
+        .lines()
+        .find(|l| l.starts_with("scheme"))
+        .unwrap()
+        .split_whitespace()
+        .skip(1)
+        .collect();
+    let cells: Vec<&str> = out
+        .lines()
+        .find(|l| l.starts_with("Lobatto"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    let cells = &cells[cells.len() - headers.len()..];
+    let av: f64 = cells[headers.iter().position(|h| *h == "max|Av|").unwrap()]
+        .parse()
+        .unwrap();
+    assert!(av < 1e-13, "max|Av| {av:e}\n{out}");
+
+    let (header, rows) = read_csv(&dir.join("transmission-NonholonomicLobatto(2).csv"));
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|c| c == name)
+            .unwrap_or_else(|| panic!("{name} in {header:?}"))
+    };
+    let range = |name: &str| {
+        let c = col(name);
+        rows.iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+                (lo.min(r[c]), hi.max(r[c]))
+            })
+    };
+    let max_av = rows
+        .iter()
+        .map(|r| r[col("nonholonomic_residual")])
+        .fold(0.0, f64::max);
+    assert!(max_av < 1e-13, "{max_av:e}");
+    // λ is the scheme's: computed at the first step (NaN before), then carried.
+    let lambda = col("lambda[phi]");
+    assert!(rows[0][lambda].is_nan());
+    assert!(rows[1..].iter().all(|r| r[lambda].is_finite()));
+    let ((d_lo, d_hi), (p_lo, p_hi)) = (range("observable[E_d]"), range("observable[E_p]"));
+    println!("E_d in [{d_lo:.4}, {d_hi:.4}], E_p in [{p_lo:.4}, {p_hi:.4}]");
+    // Spec 002 §6 D item 10: E_d in [0.797, 0.804], E_p in [0.988, 1.001].
+    for (x, spec) in [(d_lo, 0.797), (d_hi, 0.804), (p_lo, 0.988), (p_hi, 1.001)] {
+        assert!((x - spec).abs() < 1.5e-3, "{x} against {spec}");
+    }
+    let printed = format!("E_d in [{d_lo:.6e}, {d_hi:.6e}], E_p in [{p_lo:.6e}, {p_hi:.6e}]");
+    assert!(out.contains(&printed), "{printed}\n{out}");
+}

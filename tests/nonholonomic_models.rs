@@ -186,3 +186,56 @@ fn chaotic_energy_growth_scales_with_the_order() {
     assert!((s2 - 4.0).abs() < 0.3, "{s2}");
     assert!((s3 - 8.0).abs() < 0.3, "{s3}");
 }
+
+/// What the command reports of a nonholonomic model, from its declaration: the names of
+/// its nonholonomic constraints and observables, `max|A(q)·v|`, and the transmission's
+/// subsystem energies (its `observables` block) against the hand-written formulas, at
+/// random points; `Diagnostics` carries the residual with the state's own `v`.
+#[test]
+fn the_reported_quantities_are_the_declared_ones() {
+    let model = Transmission::new();
+    assert_eq!(
+        <Transmission<f64> as Model<f64, 3, 0>>::NONHOLONOMIC,
+        ["phi"]
+    );
+    assert_eq!(
+        <Transmission<f64> as Model<f64, 3, 0>>::OBSERVABLES,
+        ["E_d", "E_p"]
+    );
+    assert!(<Chaotic<f64> as Model<f64, 7, 0>>::OBSERVABLES.is_empty());
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut uniform = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+    };
+    let (mut energies, mut residual): (f64, f64) = (0.0, 0.0);
+    for _ in 0..100 {
+        let q = SVector::from([uniform(), uniform(), uniform()]);
+        let v = SVector::from([uniform(), uniform(), uniform()]);
+        let (driver, passenger) = model.subsystem_energies(&q, &v);
+        let mut seen = Vec::new();
+        model.observables(&q, &v, &mut |name, value| seen.push((name, value)));
+        assert_eq!(seen.len(), 2);
+        assert_eq!((seen[0].0, seen[1].0), ("E_d", "E_p"));
+        energies = energies
+            .max((seen[0].1 - driver).abs())
+            .max((seen[1].1 - passenger).abs());
+        let phi = model.nonholonomic(&q, &v)[0].abs();
+        residual = residual.max((model.nonholonomic_residual(&q, &v) - phi).abs());
+        let state = NonholonomicState {
+            t: 0.0,
+            q,
+            p: v,
+            v,
+            lambda: None::<SVector<f64, 1>>,
+        };
+        assert_eq!(Diagnostics::of(&model, &state).nonholonomic_residual, phi);
+    }
+    println!("generated against hand-written: energies {energies:.1e}, residual {residual:.1e}");
+    assert!(
+        energies <= 1e-15 && residual == 0.0,
+        "{energies:e} {residual:e}"
+    );
+}

@@ -18,6 +18,8 @@
 //!         holonomic { link: for i in 1..10 { expr } }  // a family: link[1] … link[9]
 //!         nonholonomic { name: expr, ... }      // A(q)·v = 0, linear in the velocities
 //!         momentum { name: rotation(e3), name: translation(e1), ... }
+//!         observables { name: expr, ... }       // quantities in q, v reported with the
+//!                                               // state (subsystem energies, …)
 //!         schemes { GglEm, GglViA }
 //!     }
 //! }
@@ -45,15 +47,16 @@ mod kw {
     syn::custom_keyword!(nonholonomic);
     syn::custom_keyword!(invariants);
     syn::custom_keyword!(momentum);
+    syn::custom_keyword!(observables);
     syn::custom_keyword!(schemes);
 }
 
 /// The words that open a block, for error messages.
 const BLOCKS: &str =
-    "`params`, `requires`, `coords`, `let`, `invariants`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `nonholonomic`, `momentum` or `schemes`";
+    "`params`, `requires`, `coords`, `let`, `invariants`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `nonholonomic`, `momentum`, `observables` or `schemes`";
 
 /// The same words, to suggest one for a typo.
-const BLOCK_WORDS: [&str; 12] = [
+const BLOCK_WORDS: [&str; 13] = [
     "params",
     "requires",
     "coords",
@@ -65,6 +68,7 @@ const BLOCK_WORDS: [&str; 12] = [
     "holonomic",
     "nonholonomic",
     "momentum",
+    "observables",
     "schemes",
 ];
 
@@ -120,6 +124,8 @@ pub struct ModelAst {
     pub nonholonomic: Vec<(Ident, Expr)>,
     pub invariants: Vec<(Ident, Expr)>,
     pub momentum: Vec<(Ident, Expr)>,
+    /// Quantities in `q` and `v` reported with the state.
+    pub observables: Vec<(Ident, Expr)>,
     pub schemes: Vec<SchemeAst>,
 }
 
@@ -419,11 +425,13 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
         nonholonomic: Vec::new(),
         invariants: Vec::new(),
         momentum: Vec::new(),
+        observables: Vec::new(),
         schemes: Vec::new(),
     };
     let (mut params, mut coords, mut holo, mut mom, mut schemes) = (None, None, None, None, None);
     let mut nonholo = None;
     let mut invariants = None;
+    let mut observables = None;
     let mut requires = None;
     while !body.is_empty() {
         let la = body.lookahead1();
@@ -486,6 +494,9 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
         } else if la.peek(kw::momentum) {
             let k = body.parse::<kw::momentum>()?;
             set_once(&mut mom, named_list(&body)?, k.span, "momentum")?;
+        } else if la.peek(kw::observables) {
+            let k = body.parse::<kw::observables>()?;
+            set_once(&mut observables, named_list(&body)?, k.span, "observables")?;
         } else if la.peek(kw::schemes) {
             let k = body.parse::<kw::schemes>()?;
             let v = braced_list::<SchemeAst>(&body)?;
@@ -518,6 +529,7 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
     m.nonholonomic = nonholo.unwrap_or_default();
     m.momentum = mom.unwrap_or_default();
     m.invariants = invariants.unwrap_or_default();
+    m.observables = observables.unwrap_or_default();
     m.schemes = schemes.unwrap_or_default();
     Ok(m)
 }

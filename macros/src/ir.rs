@@ -142,6 +142,9 @@ pub struct Model {
     /// lowered), in declaration order.
     pub nonholonomic: Vec<Constraint>,
     pub momenta: Vec<Momentum>,
+    /// Declared observables (`observables { … }`), any expression in `q` and `v`, one
+    /// per scalar component, in declaration order.
+    pub observables: Vec<Constraint>,
 }
 
 impl Model {
@@ -168,6 +171,7 @@ impl Model {
             constraints: Vec::new(),
             nonholonomic: Vec::new(),
             momenta: Vec::new(),
+            observables: Vec::new(),
         }
     }
 

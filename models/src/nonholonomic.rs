@@ -52,6 +52,10 @@ model! {
         kinetic = 0.5 * (x_dot * x_dot + y_dot * y_dot + z_dot * z_dot);
         potential = 0.5 * (x * x + z * z - 2.0 * cos(y) + epsilon * sin(2.0 * y));
         nonholonomic { phi: z_dot + sin(y) * x_dot }
+        observables {
+            E_d: 0.5 * y_dot * y_dot - cos(y) + 0.5 * epsilon * sin(2.0 * y),
+            E_p: 0.5 * (x_dot * x_dot + z_dot * z_dot) + 0.5 * (x * x + z * z),
+        }
         schemes { NonholonomicLobatto(2), NonholonomicLobatto(3), NonholonomicLobatto(4) }
     }
 }
@@ -82,7 +86,8 @@ impl Transmission<f64> {
         node(self, q, v)
     }
 
-    /// The driver's and the passenger's energies `(E_d, E_p)` at `(q, v)`.
+    /// The driver's and the passenger's energies `(E_d, E_p)` at `(q, v)`, written out
+    /// by hand: the oracle of the generated [`observables`](livens::Model::observables).
     pub fn subsystem_energies(&self, q: &SVector<f64, 3>, v: &SVector<f64, 3>) -> (f64, f64) {
         let (x, y, z) = (q[0], q[1], q[2]);
         let driver = 0.5 * v[1] * v[1] - ComplexField::cos(y)

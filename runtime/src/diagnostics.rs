@@ -33,6 +33,9 @@ pub struct Diagnostics<T> {
     /// `max|G(q) v|`: the secondary constraint with the state's own `v` (with
     /// `M⁻¹ p` for a state that carries none).
     pub velocity_residual_v: T,
+    /// `max|A(q) v|` over the nonholonomic constraints, with the state's own `v` (or
+    /// `M⁻¹ p`); zero for a model without.
+    pub nonholonomic_residual: T,
 }
 
 impl<T: Real> Diagnostics<T> {
@@ -53,6 +56,7 @@ impl<T: Real> Diagnostics<T> {
             position_residual: max_abs(&model.constraints(q)),
             velocity_residual: max_abs(&(g_jac * v_of_p)),
             velocity_residual_v: max_abs(&(g_jac * v)),
+            nonholonomic_residual: model.nonholonomic_residual(q, v),
         }
     }
 }

@@ -71,7 +71,7 @@ pub mod __private {
     pub const fn sparse_threshold() -> f64 {
         crate::solve::sparse::THRESHOLD
     }
-    pub use crate::solve::{StepReport, Storage, Workspace};
+    pub use crate::solve::{max_abs, StepReport, Storage, Workspace};
     pub use crate::state::{GglState, NonholonomicState, PhaseState};
     pub use crate::step::check_step;
     pub use crate::step::{Block, Guess, Step, StepOptions, WrongLength};

@@ -39,6 +39,29 @@ pub trait Model<T: Real, const D: usize, const M: usize> {
     /// `H_k = ∂²g_k/∂q²`: `d²g/dt² = G q̈ + c`.
     fn constraint_curvature(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, M>;
 
+    /// Names of the nonholonomic constraints `Φ(q, v) = A(q)·v = 0`, in order; empty for
+    /// a model without.
+    const NONHOLONOMIC: &'static [&'static str] = &[];
+    /// `max|A(q)·v|` over the nonholonomic constraints; zero for a model without.
+    fn nonholonomic_residual(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> T {
+        let _ = (q, v);
+        T::zero()
+    }
+
+    /// Names of the quantities the model's `observables` block declares (e.g. the
+    /// energies of subsystems), in order; empty for a model without.
+    const OBSERVABLES: &'static [&'static str] = &[];
+    /// The declared observables at `(q, v)`: `visit(name, value)` once each, in
+    /// [`OBSERVABLES`](Self::OBSERVABLES) order.
+    fn observables(
+        &self,
+        q: &SVector<T, D>,
+        v: &SVector<T, D>,
+        visit: &mut dyn FnMut(&'static str, T),
+    ) {
+        let _ = (q, v, visit);
+    }
+
     /// Whether the runtime parameters describe a model the equations mean something for:
     /// every parameter finite, and every condition of the model's `requires` block
     /// (`m > 0.0`, `J1 <= J2 + J3`) true. `model!` generates it; the step and

@@ -137,6 +137,8 @@ pub struct ModelInfo {
     pub constraints: usize,
     /// Names of the momentum maps.
     pub momentum_maps: Vec<&'static str>,
+    /// Names of the nonholonomic constraints `A(q)·v = 0`.
+    pub nonholonomic: Vec<&'static str>,
     /// Parameter names and default values.
     pub parameters: Vec<(&'static str, f64)>,
 }
@@ -150,6 +152,7 @@ impl ModelInfo {
             coordinates: D,
             constraints: M,
             momentum_maps: <Mdl as MomentumMaps<f64, D, K>>::NAMES.to_vec(),
+            nonholonomic: Mdl::NONHOLONOMIC.to_vec(),
             parameters: Mdl::PARAMETERS
                 .iter()
                 .map(|&name| (name, model.parameter(name).unwrap_or(f64::NAN)))

@@ -24,7 +24,10 @@ pub fn render() -> String {
             m.name.to_owned(),
             m.type_name.to_owned(),
             info.coordinates.to_string(),
-            info.constraints.to_string(),
+            match info.nonholonomic.len() {
+                0 => info.constraints.to_string(),
+                k => format!("{} + {k} nonholonomic", info.constraints),
+            },
             if info.momentum_maps.is_empty() {
                 "-".to_owned()
             } else {

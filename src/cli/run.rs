@@ -58,6 +58,9 @@ pub struct Outcome {
     pub energy0: f64,
     /// The momentum maps' names and initial values.
     pub momentum0: Vec<(&'static str, f64)>,
+    /// The declared observables' names and ranges `[min, max]` over the run, initial
+    /// state included.
+    pub observables: Vec<(&'static str, f64, f64)>,
 }
 
 /// The table row of a run: errors are absolute, against the initial state, and the
@@ -80,6 +83,8 @@ pub struct Summary {
     pub worst_position_time: f64,
     /// `max |G(q) M⁻¹ p|`.
     pub max_velocity_residual: f64,
+    /// `max |A(q) v|` over the nonholonomic constraints; `None` if there are none.
+    pub max_nonholonomic_residual: Option<f64>,
     /// Mean Newton iterations per step.
     pub mean_iterations: f64,
     /// Most Newton iterations of a step.
@@ -293,11 +298,13 @@ where
     for block in ["q", "v", "p"] {
         c.extend(Mdl::COORDINATES.iter().map(|n| format!("{block}[{n}]")));
     }
-    state.multipliers(&mut |block, values| {
-        if values.len() == M {
+    state.multiplier_blocks(&mut |block, len| {
+        if len == M {
             c.extend(Mdl::CONSTRAINTS.iter().map(|n| format!("{block}[{n}]")));
+        } else if len == Mdl::NONHOLONOMIC.len() {
+            c.extend(Mdl::NONHOLONOMIC.iter().map(|n| format!("{block}[{n}]")));
         } else {
-            c.extend((0..values.len()).map(|i| format!("{block}[{i}]")));
+            c.extend((0..len).map(|i| format!("{block}[{i}]")));
         }
     });
     c.extend(["energy", "hamiltonian", "energy_error"].map(String::from));
@@ -309,11 +316,14 @@ where
             "position_residual",
             "velocity_residual",
             "velocity_residual_v",
-            "newton_iterations",
-            "newton_residual",
         ]
         .map(String::from),
     );
+    if !Mdl::NONHOLONOMIC.is_empty() {
+        c.push("nonholonomic_residual".to_owned());
+    }
+    c.extend(Mdl::OBSERVABLES.iter().map(|n| format!("observable[{n}]")));
+    c.extend(["newton_iterations", "newton_residual"].map(String::from));
     c
 }
 
@@ -332,6 +342,8 @@ where
 {
     let mut csv = Csv::create(&job.csv_path)?;
     csv.header(&columns::<Mdl, D, M, K>(&state))?;
+    let mut multiplier_width = 0;
+    state.multiplier_blocks(&mut |_, len| multiplier_width += len);
 
     let d0 = Diagnostics::of(&model, &state);
     let j0 = model.momentum_maps(state.positions(), state.momenta());
@@ -339,10 +351,15 @@ where
 
     let mut summary = Summary {
         max_momentum_error: (K > 0).then_some(0.0),
+        max_nonholonomic_residual: (!Mdl::NONHOLONOMIC.is_empty()).then_some(0.0),
         ..Summary::default()
     };
+    let mut observables: Vec<(&'static str, f64, f64)> = Mdl::OBSERVABLES
+        .iter()
+        .map(|&n| (n, f64::INFINITY, f64::NEG_INFINITY))
+        .collect();
     let mut series = Series::new(job.steps + 1);
-    let mut row = Vec::with_capacity(3 * D + 2 * M + 2 * K + 8);
+    let mut row = Vec::with_capacity(3 * D + 2 * M + 2 * K + 9 + observables.len());
     let mut total_iterations: u64 = 0;
     let mut busy = Duration::ZERO;
     let mut progress = Progress::new(job.steps, &job.scheme.label);
@@ -392,6 +409,9 @@ where
             summary.worst_position_time = s.time();
         }
         summary.max_velocity_residual = summary.max_velocity_residual.max(d.velocity_residual);
+        if let Some(a) = summary.max_nonholonomic_residual.as_mut() {
+            *a = a.max(d.nonholonomic_residual);
+        }
         if let Some(r) = report {
             summary.steps = n;
             summary.max_iterations = summary.max_iterations.max(r.iterations);
@@ -414,7 +434,14 @@ where
         for block in [s.positions(), v, s.momenta()] {
             row.extend(block.iter());
         }
-        s.multipliers(&mut |_, values| row.extend(values));
+        // A block the state does not carry yet (a nonholonomic state's λ before its first
+        // step) is NaN: the layout's only such block is its last.
+        let mut carried = 0;
+        s.multipliers(&mut |_, values| {
+            row.extend(values);
+            carried += values.len();
+        });
+        row.extend(std::iter::repeat_n(f64::NAN, multiplier_width - carried));
         row.extend([d.energy, d.hamiltonian, energy_error]);
         row.extend(j.iter());
         row.extend((j - j0).iter());
@@ -423,6 +450,18 @@ where
             d.velocity_residual,
             d.velocity_residual_v,
         ]);
+        if summary.max_nonholonomic_residual.is_some() {
+            row.push(d.nonholonomic_residual);
+        }
+        let mut k = 0;
+        sim.model().observables(s.positions(), v, &mut |_, x| {
+            row.push(x);
+            if let Some((_, lo, hi)) = observables.get_mut(k) {
+                *lo = lo.min(x);
+                *hi = hi.max(x);
+            }
+            k += 1;
+        });
         let (iterations, residual) =
             report.map_or((0.0, 0.0), |r| (f64::from(r.iterations), r.residual));
         row.extend([iterations, residual]);
@@ -462,6 +501,7 @@ where
         csv_path: job.csv_path.clone(),
         energy0: d0.hamiltonian,
         momentum0: names.iter().copied().zip(j0.iter().copied()).collect(),
+        observables,
     })
 }
 

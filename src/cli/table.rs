@@ -25,13 +25,17 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
     // Writing into a String cannot fail.
     let _ = writeln!(
         out,
-        "{} ({}): {} coordinate{}, {} constraint{}; h = {}, T = {} ({} steps)",
+        "{} ({}): {} coordinate{}, {} constraint{}{}; h = {}, T = {} ({} steps)",
         model.name,
         model.type_name,
         info.coordinates,
         plural(info.coordinates),
         info.constraints,
         plural(info.constraints),
+        match info.nonholonomic.len() {
+            0 => String::new(),
+            k => format!(" and {k} nonholonomic"),
+        },
         fmt_time(h),
         fmt_time(h * steps as f64),
         steps
@@ -51,8 +55,14 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
         .chain([6])
         .max()
         .unwrap_or(6);
+    // A model with nonholonomic constraints gets their residual after the holonomic ones.
+    let nonholonomic = !info.nonholonomic.is_empty();
+    let mut headers = HEADERS.to_vec();
+    if nonholonomic {
+        headers.insert(5, "max|Av|");
+    }
     let _ = write!(out, "{:<width$}", "scheme");
-    for header in HEADERS {
+    for header in &headers {
         let w = header.chars().count().max(10);
         let _ = write!(out, "  {header:>w$}");
     }
@@ -63,7 +73,7 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
         let momentum = s
             .max_momentum_error
             .map_or_else(|| "-".to_owned(), |m| format!("{m:.2e}"));
-        let cells = [
+        let mut cells = vec![
             format!("{:.2e}", s.final_energy_error),
             format!("{:.2e}", s.max_energy_error),
             momentum,
@@ -73,7 +83,11 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
             format!("{}", s.max_iterations),
             format!("{:.0}", s.steps_per_second),
         ];
-        for (header, cell) in HEADERS.iter().zip(cells) {
+        if nonholonomic {
+            let a = s.max_nonholonomic_residual.unwrap_or(f64::NAN);
+            cells.insert(5, format!("{a:.2e}"));
+        }
+        for (header, cell) in headers.iter().zip(cells) {
             let w = header.chars().count().max(10);
             let _ = write!(out, "  {cell:>w$}");
         }
@@ -94,10 +108,25 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
         out,
         "g(q), G M⁻¹ p: constraint residuals at the nodes, position and velocity level"
     );
+    if nonholonomic {
+        let _ = writeln!(
+            out,
+            "A(q) v: nonholonomic constraint residual at the nodes ({})",
+            info.nonholonomic.join(", ")
+        );
+    }
     let _ = writeln!(
         out,
         "max: over the run, initial state included; steps/s: time in step() only"
     );
+    for o in outcomes.iter().filter(|o| !o.observables.is_empty()) {
+        let ranges: Vec<String> = o
+            .observables
+            .iter()
+            .map(|(name, lo, hi)| format!("{name} in [{lo:.6e}, {hi:.6e}]"))
+            .collect();
+        let _ = writeln!(out, "{}: {}", o.scheme.label, ranges.join(", "));
+    }
     for o in outcomes {
         if let Some(f) = &o.failure {
             let _ = writeln!(

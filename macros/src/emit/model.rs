@@ -150,6 +150,7 @@ pub fn items(model: &mut Model, quantities: &Quantities) -> TokenStream {
     let jac_body = smatrix_body(model, m, d, &jac.concat());
     let curvature_body = vector_fn(model, &curvature);
     let check_parameters = check_parameters(model);
+    let reported = reported_quantities(model);
     let coord_names = &model.coord_names;
     let constraint_names: Vec<&String> = model.constraints.iter().map(|c| &c.name).collect();
     let name_str = name.to_string();
@@ -207,6 +208,7 @@ pub fn items(model: &mut Model, quantities: &Quantities) -> TokenStream {
                 #curvature_body
             }
             #check_parameters
+            #reported
         }
 
         #[allow(unused_variables, clippy::all)]
@@ -240,6 +242,44 @@ pub fn items(model: &mut Model, quantities: &Quantities) -> TokenStream {
         }
     });
     out.extend(nonholonomic(model));
+    out
+}
+
+/// The `Model` items a state's report reads beyond the holonomic residuals, where the
+/// model declares them: the nonholonomic constraints' names and `max|A(q)·v|`, and the
+/// `observables` block's names and values.
+fn reported_quantities(model: &mut Model) -> TokenStream {
+    let p = private();
+    let dl = lit(model.dim());
+    let mut out = TokenStream::new();
+    if !model.nonholonomic.is_empty() {
+        let names: Vec<&String> = model.nonholonomic.iter().map(|c| &c.name).collect();
+        out.extend(quote! {
+            const NONHOLONOMIC: &'static [&'static str] = &[#(#names),*];
+            #[inline]
+            fn nonholonomic_residual(&self, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> T {
+                #p::max_abs(&self.nonholonomic(q, v))
+            }
+        });
+    }
+    if !model.observables.is_empty() {
+        let names: Vec<String> = model.observables.iter().map(|c| c.name.clone()).collect();
+        let exprs: Vec<Id> = model.observables.iter().map(|c| c.expr).collect();
+        let (statements, values) = block(model, &exprs);
+        out.extend(quote! {
+            const OBSERVABLES: &'static [&'static str] = &[#(#names),*];
+            fn observables(
+                &self,
+                q: &#p::SVector<T, #dl>,
+                v: &#p::SVector<T, #dl>,
+                visit: &mut dyn ::core::ops::FnMut(&'static str, T),
+            ) {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #statements
+                #(visit(#names, #values);)*
+            }
+        });
+    }
     out
 }
 

@@ -68,6 +68,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     let constraints = constraints(&mut lw, &mut errors, &ast.holonomic, Holonomy::Holonomic);
     let nonholonomic = constraints_linear_in_velocities(&mut lw, &mut errors, &ast.nonholonomic);
     let momenta = momenta(&mut lw, &mut errors, &ast.momentum);
+    let observables = observables(&mut lw, &mut errors, &ast.observables);
     let schemes = schemes(&mut errors, &ast.schemes);
 
     errors.finish()?;
@@ -84,15 +85,18 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     let mut exprs = vec![lagrangian, model.potential_raw];
     exprs.extend(constraints.iter().map(|c| c.expr));
     exprs.extend(nonholonomic.iter().map(|c| c.expr));
+    exprs.extend(observables.iter().map(|c| c.expr));
     let expanded = model.graph.substitute(&exprs, &expand);
     model.lagrangian = expanded[0];
     model.potential = expanded[1];
     model.constraints = constraints;
     model.nonholonomic = nonholonomic;
+    model.observables = observables;
     let declared = model
         .constraints
         .iter_mut()
-        .chain(model.nonholonomic.iter_mut());
+        .chain(model.nonholonomic.iter_mut())
+        .chain(model.observables.iter_mut());
     for (c, &e) in declared.zip(&expanded[2..]) {
         c.expr = e;
     }
@@ -536,13 +540,15 @@ fn lagrangian(
     }
 }
 
-/// Which constraint block an expression comes from.
+/// Which block of named expressions an expression comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Holonomy {
     /// `holonomic`: positions only.
     Holonomic,
     /// `nonholonomic`: linear in the velocities (checked after lowering).
     Nonholonomic,
+    /// `observables`: any expression in the positions and velocities.
+    Observable,
 }
 
 /// Constraints of one block; a vector-valued one gives one per component.
@@ -557,6 +563,16 @@ fn constraints(
         constraint(lw, errors, &mut out, name, name.to_string(), e, holonomy);
     }
     out
+}
+
+/// The `observables` block: any expression in `q` and `v`, lowered as the constraint
+/// blocks are (a vector split into its components, families) with velocities allowed.
+fn observables(
+    lw: &mut Lowerer,
+    errors: &mut Errors,
+    declared: &[(Ident, Expr)],
+) -> Vec<Constraint> {
+    constraints(lw, errors, declared, Holonomy::Observable)
 }
 
 /// Nonholonomic constraints `A(q)·v = 0` (spec 002 §2): each must depend on the
@@ -658,7 +674,7 @@ fn constraint(
                 constraints are nonholonomic)";
     let scope = match holonomy {
         Holonomy::Holonomic => Scope::Positions { what: &what, rule },
-        Holonomy::Nonholonomic => Scope::Any,
+        Holonomy::Nonholonomic | Holonomy::Observable => Scope::Any,
     };
     match lw.lower(e, scope) {
         Ok(Val::S(x)) => out.push(Constraint {
@@ -682,7 +698,12 @@ fn constraint(
             errors.add(syn::Error::new_spanned(
                 e,
                 format!(
-                    "a constraint is a scalar or a vector, found {}",
+                    "{} is a scalar or a vector, found {}",
+                    if holonomy == Holonomy::Observable {
+                        "an observable"
+                    } else {
+                        "a constraint"
+                    },
                     other.shape()
                 ),
             ));

@@ -6,7 +6,7 @@ mod options;
 pub mod sparse;
 mod workspace;
 
-pub(crate) use newton::max_abs;
+pub use newton::max_abs;
 pub use newton::{solve, NewtonSystem, StepReport};
 pub use options::{default_tolerance, JacobianUpdate, NewtonOptions};
 #[cfg(feature = "alloc")]

@@ -81,7 +81,7 @@ pub struct StepReport<T> {
 }
 
 /// `max_i |v_i|`, or the first non-finite `|v_i|` if there is one (so NaN propagates).
-pub(crate) fn max_abs<T: Real, const R: usize>(v: &SVector<T, R>) -> T {
+pub fn max_abs<T: Real, const R: usize>(v: &SVector<T, R>) -> T {
     let mut m = T::zero();
     for x in v.iter() {
         let a = x.abs();

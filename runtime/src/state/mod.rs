@@ -34,6 +34,13 @@ pub trait NodeValues<T: Real, const D: usize> {
     fn multipliers(&self, visit: &mut dyn FnMut(&'static str, &[T])) {
         let _ = visit;
     }
+    /// The multiplier blocks of the state's layout and their sizes, whether or not the
+    /// state carries their values yet (a nonholonomic state gets its `λ` at its first
+    /// step): `visit(name, len)` once per block. By default, the blocks
+    /// [`multipliers`](Self::multipliers) visits.
+    fn multiplier_blocks(&self, visit: &mut dyn FnMut(&'static str, usize)) {
+        self.multipliers(&mut |name, values| visit(name, values.len()));
+    }
     /// The first field with a NaN or infinite entry (`t`, `q`, `p`, `v` or a
     /// multiplier block's name), or `None` if every value is finite.
     fn non_finite_field(&self) -> Option<&'static str> {

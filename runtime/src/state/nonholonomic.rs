@@ -131,6 +131,9 @@ impl<T: Real, const D: usize, const K: usize> NodeValues<T, D> for NonholonomicS
             visit("lambda", lambda.as_slice());
         }
     }
+    fn multiplier_blocks(&self, visit: &mut dyn FnMut(&'static str, usize)) {
+        visit("lambda", K);
+    }
 }
 
 /// `(q, p, v)` of the node; `λ` from the continuous equations at the first step.
