@@ -657,6 +657,26 @@ mod transmission {
 use transmission::Transmission;
 fixture!(Transmission, 3, 0, [epsilon, c]);
 
+/// Holonomic and nonholonomic constraints together: the holonomic one enters the
+/// nonholonomic family as a further row `G(q) v` of `A(q)`, so its curvature reaches the
+/// `∂(Aᵀ λ)/∂q` and `∂(A v)/∂q` kernels; the mass depends on the position.
+mod mixed {
+    livens::model! {
+        pub struct MixedParticle {
+            params { c = 0.3, k = 0.7 }
+            coords { x: Scalar, y: Scalar, z: Scalar, w: Scalar }
+            kinetic = 0.5 * ((1.0 + c * y * y) * x_dot * x_dot + y_dot * y_dot
+                + z_dot * z_dot + w_dot * w_dot);
+            potential = 0.5 * k * (x * x + y * y + w * w);
+            holonomic { lift: w - sin(x) + 0.1 * x * y * y }
+            nonholonomic { phi: z_dot - y * x_dot + cos(w) * y_dot }
+            schemes { NonholonomicLobatto(2), NonholonomicLobatto(3) }
+        }
+    }
+}
+use mixed::MixedParticle;
+fixture!(MixedParticle, 4, 1, [c, k]);
+
 /// Points per scheme of the declared-scheme oracles.
 const EQUATION_POINTS: usize = 40;
 
@@ -938,4 +958,12 @@ declared_scheme_equations!(
     3,
     0,
     0x5EED_000F
+);
+
+declared_scheme_equations!(
+    mixed_particle_declared_scheme_equations,
+    MixedParticle<f64>,
+    4,
+    1,
+    0x5EED_0010
 );

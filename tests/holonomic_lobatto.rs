@@ -194,3 +194,68 @@ fn the_step_is_symplectic_on_the_constraint_manifold() {
         }
     }
 }
+
+/// Spec 002 §6 C item 5: every `Λ¹ … Λˢ` is an unknown and the constraint is imposed at
+/// stages 2..s plus the tangency equation. The assembled Jacobian is regular; with the
+/// tangency row replaced by the stage-1 constraint `Φ(Q¹)`, `Q¹ = q⁰ + h Σⱼ a₁ⱼ Vʲ`
+/// (differentiated by central differences through the model's `Φ`, with the tableau's
+/// first row), it is singular: Lobatto IIIA's `Q¹` is `q⁰` whatever the unknowns.
+#[test]
+fn the_constraint_at_stage_one_would_make_the_jacobian_singular() {
+    use livens::solve::Inline;
+    use livens::tableaux::PartitionedTableau;
+    const S: usize = 3;
+    const N: usize = 3 * S + S + 3;
+    let model = SphericalPendulum::new();
+    let scheme = HolonomicLobatto::<S>;
+    let (h, state) = (0.05, initial());
+    let mut ws = Step::<f64, HolonomicLobatto<S>>::workspace::<Inline>(&model, &scheme);
+    // A generic iterate: stage velocities near v⁰, nonzero multipliers, v¹ near v⁰.
+    let x: [f64; N] = core::array::from_fn(|i| 0.3 * (i as f64 + 1.0).sin());
+    let (mut r, mut jac) = ([0.0; N], [0.0; N * N]);
+    model
+        .equations(&scheme, h, &state, &mut ws, &x, &mut r, &mut jac)
+        .expect("the sizes match");
+    let assembled = SMatrix::<f64, N, N>::from_column_slice(&jac);
+    assert!(assembled.lu().is_invertible(), "{assembled}");
+
+    let a = PartitionedTableau::<S>::lobatto_iiia_iiib().a;
+    let phi_stage_one = |x: &[f64; N]| {
+        let mut q1 = state.q;
+        for (j, a1j) in a[0].iter().enumerate() {
+            q1 += SVector::<f64, 3>::from_column_slice(&x[3 * j..3 * j + 3]) * (h * a1j);
+        }
+        model.constraints(&q1)[0]
+    };
+    let mut replaced = assembled;
+    let eps = 1e-6;
+    for k in 0..N {
+        let (mut up, mut down) = (x, x);
+        up[k] += eps;
+        down[k] -= eps;
+        replaced[(N - 1, k)] = (phi_stage_one(&up) - phi_stage_one(&down)) / (2.0 * eps);
+    }
+    assert!(replaced.row(N - 1).iter().all(|&e| e == 0.0));
+    assert!(!replaced.lu().is_invertible());
+    // Stage 2's constraint row, by the same differences, is the assembled one.
+    let phi_stage_two = |x: &[f64; N]| {
+        let mut q2 = state.q;
+        for (j, a2j) in a[1].iter().enumerate() {
+            q2 += SVector::<f64, 3>::from_column_slice(&x[3 * j..3 * j + 3]) * (h * a2j);
+        }
+        model.constraints(&q2)[0]
+    };
+    let row = 3 * S; // C₂, the first constraint row
+    let mut worst: f64 = 0.0;
+    for k in 0..N {
+        let (mut up, mut down) = (x, x);
+        up[k] += eps;
+        down[k] -= eps;
+        let fd = (phi_stage_two(&up) - phi_stage_two(&down)) / (2.0 * eps);
+        worst = worst.max((fd - assembled[(row, k)]).abs());
+    }
+    assert!(
+        worst < 1e-9,
+        "stage-2 constraint row against differences: {worst:e}"
+    );
+}

@@ -197,6 +197,17 @@ impl Model {
         self.constraints.len()
     }
 
+    /// The velocity-level constraints `A(q) v = 0` a nonholonomic scheme integrates: the
+    /// `nonholonomic` block, then (in a model that has one) every holonomic constraint's
+    /// velocity form `G(q) v = 0`; none without a `nonholonomic` block.
+    pub fn n_velocity_constraints(&self) -> usize {
+        if self.nonholonomic.is_empty() {
+            0
+        } else {
+            self.nonholonomic.len() + self.constraints.len()
+        }
+    }
+
     /// Whether `v` is a coordinate, velocity or momentum variable.
     pub fn is_q(&self, v: VarId) -> bool {
         matches!(self.role(v), Role::Q(_))

@@ -301,8 +301,10 @@ where
     state.multiplier_blocks(&mut |block, len| {
         if len == M {
             c.extend(Mdl::CONSTRAINTS.iter().map(|n| format!("{block}[{n}]")));
-        } else if len == Mdl::NONHOLONOMIC.len() {
-            c.extend(Mdl::NONHOLONOMIC.iter().map(|n| format!("{block}[{n}]")));
+        } else if len == Mdl::NONHOLONOMIC.len() + M {
+            // A nonholonomic state's λ: its constraints', then the holonomic ones'.
+            let names = Mdl::NONHOLONOMIC.iter().chain(Mdl::CONSTRAINTS.iter());
+            c.extend(names.map(|n| format!("{block}[{n}]")));
         } else {
             c.extend((0..len).map(|i| format!("{block}[{i}]")));
         }

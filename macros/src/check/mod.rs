@@ -37,7 +37,11 @@ fn unconstrained_only(model: &Model, schemes: &[SchemeRequest], errors: &mut Err
     let example = SchemeKind::all()
         .find(|k| k.supports_constraints())
         .map_or("", SchemeKind::name);
-    for req in schemes.iter().filter(|s| !s.kind.supports_constraints()) {
+    // A nonholonomic scheme takes holonomic constraints at velocity level; whether it
+    // applies at all is `nonholonomic_schemes`'s question.
+    let refused =
+        |s: &&SchemeRequest| !s.kind.supports_constraints() && !s.kind.integrates_nonholonomic();
+    for req in schemes.iter().filter(refused) {
         // error: scheme `LobattoIIIAIIIB` is for unconstrained models ...
         errors.push(
             req.span,
@@ -52,8 +56,8 @@ fn unconstrained_only(model: &Model, schemes: &[SchemeRequest], errors: &mut Err
 }
 
 /// A scheme that does not integrate nonholonomic constraints would step the model as if
-/// they were not there; a nonholonomic scheme needs some, and does not take holonomic
-/// ones yet.
+/// they were not there; a nonholonomic scheme needs some (and takes holonomic ones
+/// besides, at velocity level).
 fn nonholonomic_schemes(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
     let nonholonomic = !model.nonholonomic.is_empty();
     let example = SchemeKind::all()
@@ -67,16 +71,23 @@ fn nonholonomic_schemes(model: &Model, schemes: &[SchemeRequest], errors: &mut E
                  integrates nonholonomic constraints ({CATALOGUE_HINT})",
                 req.kind.name(),
             ),
-            (false, true) => format!(
-                "scheme `{}` integrates nonholonomic constraints and the model declares \
-                 none; use `LobattoIIIAIIIB(s)` for an unconstrained model",
-                req.kind.name(),
-            ),
-            (true, true) if !model.constraints.is_empty() => format!(
-                "scheme `{}` does not take holonomic constraints together with nonholonomic \
-                 ones yet",
-                req.kind.name(),
-            ),
+            (false, true) => {
+                // The stage family of the same paper for the model's constraints.
+                let instead = SchemeKind::all()
+                    .filter(|k| k.family() == req.kind.family() && !k.integrates_nonholonomic())
+                    .find(|k| k.supports_constraints() != model.constraints.is_empty())
+                    .map_or("", SchemeKind::name);
+                let what = if model.constraints.is_empty() {
+                    "an unconstrained model"
+                } else {
+                    "holonomic constraints"
+                };
+                format!(
+                    "scheme `{}` integrates nonholonomic constraints and the model declares \
+                     none; use `{instead}(s)` for {what}",
+                    req.kind.name(),
+                )
+            }
             _ => continue,
         };
         errors.push(req.span, message);

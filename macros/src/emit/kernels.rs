@@ -187,20 +187,29 @@ pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
 }
 
 /// `impl NonholonomicKernels<T, D, K>` for a model with a `nonholonomic` block: `A(q)`,
-/// `∂(Aᵀ λ)/∂q` and `∂(A v)/∂q`; nothing without one.
+/// `∂(Aᵀ λ)/∂q` and `∂(A v)/∂q`; nothing without one. In a model that also has holonomic
+/// constraints `g(q) = 0`, their velocity forms `G(q) v = 0` are `A`'s last rows
+/// ([`Model::n_velocity_constraints`]): the nonholonomic method integrates them as the
+/// index-2 constraints they are, and `g` holds to the method's order, not exactly.
 pub fn nonholonomic_kernels(model: &mut Model) -> TokenStream {
     if model.nonholonomic.is_empty() {
         return TokenStream::new();
     }
     let p = private();
-    let (d, k) = (model.dim(), model.nonholonomic.len());
+    let (d, k) = (model.dim(), model.n_velocity_constraints());
     let (dl, kl) = (lit(d), lit(k));
-    let velocities = model.v.clone();
-    let exprs: Vec<Id> = model.nonholonomic.iter().map(|c| c.expr).collect();
-    let a: Vec<Vec<Id>> = exprs
+    let (velocities, positions) = (model.v.clone(), model.q.clone());
+    let nonholonomic: Vec<Id> = model.nonholonomic.iter().map(|c| c.expr).collect();
+    let holonomic: Vec<Id> = model.constraints.iter().map(|c| c.expr).collect();
+    let mut a: Vec<Vec<Id>> = nonholonomic
         .iter()
         .map(|&e| model.graph.gradient(e, &velocities))
         .collect();
+    a.extend(
+        holonomic
+            .iter()
+            .map(|&g| model.graph.gradient(g, &positions)),
+    );
     let (transposed, times_v) = contractions(model, &a);
     let (a, transposed, times_v) = (
         columns_body(model, &a),

@@ -466,7 +466,7 @@ fn prk_nonholonomic_step(
     stages: usize,
 ) -> TokenStream {
     let p = private();
-    let (d, k) = (model.dim(), model.nonholonomic.len());
+    let (d, k) = (model.dim(), model.n_velocity_constraints());
     let n = stages * (2 * d + k);
     let (dl, kl, sl, nl) = (lit(d), lit(k), lit(stages), lit(n));
     let marker = quote!(#p::schemes::#name<#sl>);

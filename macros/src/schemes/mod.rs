@@ -190,7 +190,11 @@ impl SchemeKind {
     /// The named blocks of one step's unknowns for `model`, per-stage blocks numbered
     /// from 1 (`V1`, `V2`, …).
     pub fn unknowns(self, model: &Model) -> Vec<(String, usize)> {
-        let (d, m, k) = (model.dim(), model.n_constraints(), model.nonholonomic.len());
+        let (d, m, k) = (
+            model.dim(),
+            model.n_constraints(),
+            model.n_velocity_constraints(),
+        );
         let mut blocks = Vec::new();
         for (name, size, per_stage) in (self.entry.unknowns)(d, m, k) {
             match (per_stage, self.stages) {

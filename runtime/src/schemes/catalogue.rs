@@ -17,7 +17,10 @@
 // - `label`, `family` (`Ggl`: symbolic template, Newton on its `DiscreteSystem`; `Prk`:
 //   assembled from point kernels), `source`, `equations`;
 // - `unknowns`: the blocks of one step's unknowns with their sizes in `d` (coordinates),
-//   `m` (holonomic constraints) and `k` (nonholonomic constraints); `V[S]: d` is one block `Vᵢ` of size `d` per stage;
+//   `m` (holonomic constraints) and `k` (the velocity-level constraints a nonholonomic
+//   scheme integrates: the nonholonomic ones, and in a model that also has holonomic
+//   ones their velocity forms `G(q) v = 0`, so `k + m`); `V[S]: d` is one block `Vᵢ` of
+//   size `d` per stage;
 // - `order` in `q`, `p` and the multipliers (`None`: none, or not stated and not
 //   measured), expressions in the stage count if there is one;
 // - `energy` (`Exact`, `Oscillates`), `symplectic`;
@@ -393,6 +396,12 @@ catalogue! {
     /// multiplier of the continuous equations (spec 002 §4.8), without which the orders
     /// drop. Assembled at run time from the model's point and nonholonomic kernels.
     ///
+    /// A model that also has holonomic constraints `g(q) = 0` gets their velocity forms
+    /// `G(q) v = 0` as the last rows of `A` (so `k` counts both, and `λ` ends with the
+    /// holonomic multipliers): the paper's method on the index-2 form, whose theory covers
+    /// any constraints linear in the velocities. `G v = 0` then holds at the nodes, `g`
+    /// to the method's order (`tests/mixed_constraints.rs`).
+    ///
     /// Properties: order `2S − 2` in `q` and `p`, `λ` of order `S` for even `S` and
     /// `S − 1` for odd `S` (spec 002 eq. (20)); `A(q) v = 0` at every node and stage;
     /// time-symmetric; not symplectic.
@@ -408,7 +417,7 @@ catalogue! {
         symplectic: false,
         requires: { mass: Regular, constraints: Nonholonomic },
         constraints_at_nodes: false,
-        note: "`A(q) v = 0` at nodes and stages; the state carries `λ` (from the continuous equations at the start)",
+        note: "`A(q) v = 0` at nodes and stages (holonomic `g` at velocity level: `G v = 0`, `g` to the order); the state carries `λ` (from the continuous equations at the start)",
     }
 
 }

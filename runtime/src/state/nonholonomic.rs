@@ -4,12 +4,14 @@ use nalgebra::SVector;
 
 use crate::error::InitError;
 use crate::kernels::{NonholonomicKernels, PointKernels};
-use crate::model::Real;
+use crate::model::{Model, Real};
 use crate::solve::lu::Lu;
 use crate::state::multiplier::multiplier;
 use crate::state::{Consistency, FromNode, GglState, NodeValues};
 
-/// `(q, p, v, λ)` at a time node of a model with `K` nonholonomic constraints.
+/// `(q, p, v, λ)` at a time node of a model with `K` velocity-level constraints: its
+/// nonholonomic ones, then (in a model that also has holonomic constraints `g(q) = 0`)
+/// their velocity forms `G(q) v = 0`, whose multipliers are the holonomic ones.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NonholonomicState<T: Real, const D: usize, const K: usize> {
     /// Time `tⁿ`.
@@ -46,28 +48,27 @@ impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
 }
 
 impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
-    /// The state at `t = 0` from `(q, v)` checked against `A(q) v = 0`: with
+    /// The state at `t = 0` from `(q, v)` checked against the model's holonomic
+    /// constraints as [`GglState::consistent`] checks them (`g(q)` and `G(q) v`, rejected
+    /// or projected, after the model's parameters), then against `A(q) v = 0`: with
     /// [`Consistency::Reject`], `max|A(q) v|` above the tolerance is
     /// [`InitError::Inconsistent`]; with [`Consistency::Project`], `v` is replaced by its
     /// projection onto `A(q) v = 0` in the metric of the mass matrix at `(q, v)`,
     /// `v − M⁻¹Aᵀ (A M⁻¹ Aᵀ)⁻¹ A v` (exact for a kinetic energy quadratic in `v`). `p` is
     /// `D₂L(q, v)` and `λ` the continuous multiplier (spec 002 §4.8).
-    pub fn consistent<Mdl>(
+    pub fn consistent<Mdl, const M: usize>(
         model: &Mdl,
         q: SVector<T, D>,
-        mut v: SVector<T, D>,
+        v: SVector<T, D>,
         consistency: Consistency<T>,
     ) -> Result<Self, InitError<T>>
     where
-        Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
+        Mdl: Model<T, D, M> + PointKernels<T, D> + NonholonomicKernels<T, D, K>,
     {
-        if let Some(field) = [("q", &q), ("v", &v)]
-            .into_iter()
-            .find(|(_, x)| x.iter().any(|e| !e.is_finite()))
-            .map(|(name, _)| name)
-        {
-            return Err(InitError::NonFiniteInput { field });
-        }
+        // Parameters, tolerance, finite inputs, and g(q) = 0, G(q) v = 0 (nothing to do
+        // without holonomic constraints).
+        let holonomic = GglState::<T, D, M>::consistent(model, q, v, consistency)?;
+        let (q, mut v) = (holonomic.q, holonomic.v);
         let mut columns = [[T::zero(); K]; D];
         model.a(&q, &mut columns);
         let a = nalgebra::SMatrix::<T, K, D>::from_data(nalgebra::ArrayStorage(columns));
