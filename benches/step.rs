@@ -1,6 +1,7 @@
 //! Cost of ONE time step for each model × scheme: the pendulum, the Lagrange top and
 //! the four-particle system (spec 000), the spherical pendulum, the nonholonomic
-//! particle, the transmission and the chaotic system (spec 002), each with every scheme
+//! particle, the transmission and the chaotic system (spec 002), the spring pendulum in
+//! spherical coordinates (spec 001), each with every scheme
 //! (and stage count) its `model!` declares (`pendulum/GglEm`, `top/GglViA`,
 //! `transmission/NonholonomicLobatto(3)`, ...). The list is read from
 //! the models' declarations ([`DeclaredSchemes`]), so a scheme a model declares is
@@ -26,7 +27,7 @@ use livens::prelude::*;
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{
     Chaotic, FourParticles, LagrangeTop, NonholonomicParticle, Pendulum3d, SphericalPendulum,
-    Transmission,
+    SpringPendulum, Transmission,
 };
 
 /// Steps after which the integrator restarts from the initial state.
@@ -222,6 +223,18 @@ fn chaotic(c: &mut Criterion) {
     every_scheme(c, "chaotic", model, Chaotic::DEFAULT_STEP, initial);
 }
 
+fn spring_pendulum(c: &mut Criterion) {
+    let model = SpringPendulum::new();
+    let initial = model.initial_state().expect("the paper's data");
+    every_scheme(
+        c,
+        "spring_pendulum",
+        model,
+        SpringPendulum::DEFAULT_STEP,
+        initial,
+    );
+}
+
 /// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`.
 fn config() -> Criterion {
     let quick = std::env::var("LIVENS_BENCH_QUICK").is_ok_and(|v| v == "1");
@@ -239,6 +252,6 @@ criterion_group! {
     name = benches;
     config = config();
     targets = pendulum, top, four_particles, spherical_pendulum, nonholonomic_particle,
-        transmission, chaotic
+        transmission, chaotic, spring_pendulum
 }
 criterion_main!(benches);

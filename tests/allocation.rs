@@ -15,7 +15,7 @@ use std::hint::black_box;
 use livens::prelude::*;
 use livens::solve::{Boxed, Inline, Storage};
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
-use livens_models::{LagrangeTop, Pendulum3d, SphericalPendulum};
+use livens_models::{LagrangeTop, Pendulum3d, SphericalPendulum, SpringPendulum};
 
 struct CountingAllocator;
 
@@ -211,6 +211,14 @@ fn every_scheme_of_the_spherical_pendulum_allocates_nothing() {
     for scheme in ["HolonomicLobatto", "Rattle", "Shake"] {
         assert!(checked.iter().any(|s| s == scheme), "{scheme}: {checked:?}");
     }
+}
+
+#[test]
+fn every_scheme_of_the_spring_pendulum_allocates_nothing() {
+    let model = SpringPendulum::new();
+    let node = model.initial_state().unwrap();
+    let checked = every_declared_scheme(model, SpringPendulum::DEFAULT_STEP, node);
+    assert!(checked.iter().any(|s| s == "Eml"), "{checked:?}");
 }
 
 #[test]

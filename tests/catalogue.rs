@@ -98,6 +98,7 @@ fn row(e: &Entry) -> String {
     let mass = match e.requires.mass {
         MassRequirement::Constant => "constant M",
         MassRequirement::Regular => "regular ∂²L/∂v²",
+        MassRequirement::Any => "any M(q), singular too",
     };
     let constraints = match e.requires.constraints {
         ConstraintSupport::Unconstrained => "no constraints",

@@ -677,6 +677,25 @@ mod mixed {
 use mixed::MixedParticle;
 fixture!(MixedParticle, 4, 1, [c, k]);
 
+/// EML (spec 001 §2.2) on a bead on a wire: a mass matrix that depends on the position
+/// (so `∂̄_q T` takes Gonzalez's formula), a quartic potential and a transcendental
+/// constraint (Gonzalez gradients of `V` and `g`), each with its small-increment branch.
+mod bead {
+    livens::model! {
+        pub struct BeadOnWire {
+            params { m = 1.2, c = 0.5, k = 2.0 }
+            coords { r: Vec3 }
+            kinetic = 0.5 * m * dot(r_dot, r_dot)
+                + 0.5 * c * sin(r.x) * sin(r.x) * r_dot.y * r_dot.y;
+            potential = k * r.x.powi(4) + m * 9.81 * r.z;
+            holonomic { wire: r.z - 0.3 * sin(r.x * r.y) }
+            schemes { Eml }
+        }
+    }
+}
+use bead::BeadOnWire;
+fixture!(BeadOnWire, 3, 1, [m, c, k]);
+
 /// Points per scheme of the declared-scheme oracles.
 const EQUATION_POINTS: usize = 40;
 
@@ -966,4 +985,12 @@ declared_scheme_equations!(
     4,
     1,
     0x5EED_0010
+);
+
+declared_scheme_equations!(
+    bead_on_wire_declared_scheme_equations,
+    BeadOnWire<f64>,
+    3,
+    1,
+    0x5EED_0011
 );

@@ -13,6 +13,7 @@ mod four_particles;
 mod nonholonomic;
 mod pendulum;
 mod spherical_pendulum;
+mod spring_pendulum;
 mod top;
 
 pub use chain::Chain10;
@@ -20,4 +21,5 @@ pub use four_particles::FourParticles;
 pub use nonholonomic::{Chaotic, NonholonomicParticle, Transmission};
 pub use pendulum::Pendulum3d;
 pub use spherical_pendulum::SphericalPendulum;
+pub use spring_pendulum::SpringPendulum;
 pub use top::LagrangeTop;

@@ -6,7 +6,7 @@
 //! the library from [`livens::schemes::CATALOGUE`].
 use std::sync::LazyLock;
 
-use livens::schemes::info::{Energy, Entry};
+use livens::schemes::info::{Energy, Entry, MassRequirement};
 use livens::schemes::CATALOGUE;
 use livens::Orders;
 use livens::{
@@ -27,6 +27,7 @@ catalogue! {
     "nonholonomic-particle" => NonholonomicParticle,
     "transmission" => Transmission,
     "chaotic" => Chaotic,
+    "spring-pendulum" => SpringPendulum,
 }
 
 /// One scheme as the command names it: its marker type (with its stage count) and its
@@ -48,6 +49,10 @@ pub struct SchemeEntry {
     /// Holds `g(q) = 0` at the nodes (as one of its equations), rather than at
     /// midpoints or at `q^θ` (the catalogue's `constraints_at_nodes`).
     pub holds_constraints_at_nodes: bool,
+    /// The energy the command reports is the generalized one, `E = p·v − T + V` with the
+    /// state's own `v` (eq. (74) of the Livens paper), rather than `H(q, p)`: for the
+    /// schemes that never invert the mass matrix, whose `p` and `v` are independent.
+    pub generalized_energy: bool,
 }
 
 impl SchemeEntry {
@@ -64,6 +69,7 @@ impl SchemeEntry {
             conserves_energy: S::CONSERVES_ENERGY,
             symplectic: S::SYMPLECTIC,
             holds_constraints_at_nodes: S::ENTRY.constraints_at_nodes,
+            generalized_energy: S::ENTRY.requires.mass == MassRequirement::Any,
         }
     }
 
@@ -80,6 +86,7 @@ impl SchemeEntry {
             conserves_energy: entry.energy == Energy::Exact,
             symplectic: entry.symplectic,
             holds_constraints_at_nodes: entry.constraints_at_nodes,
+            generalized_energy: entry.requires.mass == MassRequirement::Any,
         }
     }
 

@@ -118,10 +118,21 @@ fn draw<DB: DrawingBackend>(
         [one] => format!("|J − J⁰|, J = {one}"),
         _ => "max over the maps |J − J⁰|".to_owned(),
     };
+    // H(q, p), or the generalized energy E for the schemes that report it (the table's
+    // legend says which is which).
+    let generalized = figure.outcomes.iter().map(|o| o.scheme.generalized_energy);
+    let energy = match (
+        generalized.clone().all(|g| g),
+        generalized.clone().any(|g| g),
+    ) {
+        (true, _) => "|E − E⁰|",
+        (false, true) => "|H − H⁰|, |E − E⁰|",
+        (false, false) => "|H − H⁰|",
+    };
     let panels = [
         Panel {
             caption: "energy error",
-            y_desc: "|H − H⁰|".to_owned(),
+            y_desc: energy.to_owned(),
             values: |s| &s.energy,
         },
         Panel {

@@ -54,7 +54,8 @@ pub struct Outcome {
     pub interrupted: bool,
     /// The CSV written (complete up to the last successful step).
     pub csv_path: PathBuf,
-    /// `H⁰`, the energy of the initial state.
+    /// `H⁰` (or `E⁰`, see [`SchemeEntry::generalized_energy`]), the energy of the
+    /// initial state.
     pub energy0: f64,
     /// The momentum maps' names and initial values.
     pub momentum0: Vec<(&'static str, f64)>,
@@ -69,7 +70,9 @@ pub struct Outcome {
 pub struct Summary {
     /// Steps taken successfully.
     pub steps: usize,
-    /// `|H − H⁰|` after the last step, `H = H(q, p)` ([`Diagnostics::hamiltonian`]).
+    /// `|H − H⁰|` after the last step, `H = H(q, p)` ([`Diagnostics::hamiltonian`]), or
+    /// `|E − E⁰|` for a scheme that reports the generalized energy
+    /// ([`SchemeEntry::generalized_energy`], [`Diagnostics::energy`]).
     pub final_energy_error: f64,
     /// `max |H − H⁰|`.
     pub max_energy_error: f64,
@@ -348,6 +351,15 @@ where
     state.multiplier_blocks(&mut |_, len| multiplier_width += len);
 
     let d0 = Diagnostics::of(&model, &state);
+    // The energy the scheme conserves or keeps bounded: H(q, p), or the generalized
+    // energy with the state's own v for a scheme whose p and v are independent.
+    let reported = |d: &Diagnostics<f64>| {
+        if job.scheme.generalized_energy {
+            d.energy
+        } else {
+            d.hamiltonian
+        }
+    };
     let j0 = model.momentum_maps(state.positions(), state.momenta());
     let mut sim = Integrator::new(model, scheme, job.h, state);
 
@@ -397,7 +409,7 @@ where
         let s = sim.state();
         let d = Diagnostics::of(sim.model(), s);
         let j = sim.model().momentum_maps(s.positions(), s.momenta());
-        let energy_error = d.hamiltonian - d0.hamiltonian;
+        let energy_error = reported(&d) - reported(&d0);
         let momentum_error = (j - j0).abs().max();
 
         summary.final_energy_error = energy_error.abs();
@@ -501,7 +513,7 @@ where
         violation,
         interrupted,
         csv_path: job.csv_path.clone(),
-        energy0: d0.hamiltonian,
+        energy0: reported(&d0),
         momentum0: names.iter().copied().zip(j0.iter().copied()).collect(),
         observables,
     })

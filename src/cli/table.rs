@@ -41,7 +41,12 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
         steps
     );
     if let Some(first) = outcomes.first() {
-        let mut initial = format!("initial values: H⁰ = {:.6e}", first.energy0);
+        let symbol = if first.scheme.generalized_energy {
+            "E⁰"
+        } else {
+            "H⁰"
+        };
+        let mut initial = format!("initial values: {symbol} = {:.6e}", first.energy0);
         for (name, value) in &first.momentum0 {
             let _ = write!(initial, ", {name}⁰ = {value:.6e}");
         }
@@ -94,7 +99,21 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
         out.push('\n');
     }
     out.push('\n');
-    let _ = writeln!(out, "ΔE = H(q, p) − H⁰: energy error");
+    let generalized: Vec<&str> = outcomes
+        .iter()
+        .filter(|o| o.scheme.generalized_energy)
+        .map(|o| o.scheme.label.as_str())
+        .collect();
+    if generalized.len() < outcomes.len() {
+        let _ = writeln!(out, "ΔE = H(q, p) − H⁰: energy error");
+    }
+    if !generalized.is_empty() {
+        let _ = writeln!(
+            out,
+            "ΔE = E − E⁰ for {}: the generalized energy E = p·v − T + V with the state's own v",
+            generalized.join(", ")
+        );
+    }
     let _ = match info.momentum_maps.as_slice() {
         [] => writeln!(out, "ΔJ: the model declares no momentum map"),
         [one] => writeln!(out, "ΔJ = J − J⁰: drift of the momentum map {one}"),

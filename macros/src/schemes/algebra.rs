@@ -75,12 +75,12 @@ impl<'m> Algebra<'m> {
         }
     }
 
-    /// A square row-major matrix of existing nodes (`M⁻¹`).
+    /// A row-major matrix of existing nodes (`M⁻¹`, the rows of discrete gradients).
     pub fn matrix<'a>(&'a self, rows: &[Vec<Id>]) -> Matrix<'a, 'm> {
         Matrix {
             alg: self,
             rows: rows.to_vec(),
-            cols: rows.len(),
+            cols: rows.first().map_or(0, Vec::len),
         }
     }
 

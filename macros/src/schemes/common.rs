@@ -213,7 +213,9 @@ pub struct Inputs<'a> {
 }
 
 /// What every GGL template starts from: the sizes, the known state, the model's
-/// quantities, the constant `M⁻¹`, and the unknowns in blocks.
+/// quantities, the constant `M⁻¹` (empty when the mass matrix is not constant: `check`
+/// admits such a model only for schemes that never invert it), and the unknowns in
+/// blocks.
 pub struct Setup {
     /// The named blocks of the unknowns and their sizes; the first is `q1`.
     pub blocks: Vec<(String, usize)>,
@@ -232,11 +234,9 @@ impl Setup {
         let (d, m) = (model.dim(), model.n_constraints());
         let k = Known::new(model);
         let qs = inputs.quantities.clone();
-        // `check` rejects a GGL scheme unless the mass matrix is constant and nonsingular.
-        let minv = qs
-            .minv
-            .clone()
-            .expect("checked: GGL schemes need a constant mass matrix");
+        // `check` rejects a scheme that needs M⁻¹ unless the mass matrix is constant and
+        // nonsingular.
+        let minv = qs.minv.clone().unwrap_or_default();
         let blocks = inputs.blocks.to_vec();
         let sizes: Vec<usize> = blocks.iter().map(|b| b.1).collect();
         let (vars, x) = unknowns(model, &sizes);

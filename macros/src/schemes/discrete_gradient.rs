@@ -85,6 +85,37 @@ fn additive_terms(g: &Graph, e: Id) -> Vec<Id> {
     }
 }
 
+/// The discrete gradient of `f` in the variables `vars` between `x⁰` and `x¹` (other
+/// variables of `f` left as they are): the midpoint gradient `∇f(x^½)` if `f` has degree
+/// ≤ 2 in `vars` (exact: its Gonzalez correction vanishes), else Gonzalez's formula (71)
+/// of the Livens paper with its small-increment branch.
+pub fn gonzalez_in(model: &mut Model, f: Id, vars: &[VarId], x0: &[Id], x1: &[Id]) -> Vec<Id> {
+    let g = &mut model.graph;
+    let grad: Vec<Id> = vars.iter().map(|&v| g.diff(f, v)).collect();
+    let half = g.constant(0.5);
+    let xm: Vec<Id> = x0
+        .iter()
+        .zip(x1)
+        .map(|(&a, &b)| {
+            let s = g.add(a, b);
+            g.mul(half, s)
+        })
+        .collect();
+    let subst = |g: &mut Graph, e: &[Id], at: &[Id]| {
+        let map: HashMap<VarId, Id> = vars.iter().copied().zip(at.iter().copied()).collect();
+        g.substitute(e, &map)
+    };
+    let gm = subst(g, &grad, &xm);
+    if g.degree(f, &|x| vars.contains(&x))
+        .is_some_and(|deg| deg <= 2)
+    {
+        return gm;
+    }
+    let f0 = subst(g, &[f], x0)[0];
+    let f1 = subst(g, &[f], x1)[0];
+    gonzalez(g, &gm, f0, f1, x0, x1)
+}
+
 /// Discrete gradient of `v` in the coordinates: the midpoint gradient for degree ≤ 2,
 /// else Gonzalez's `∇V(q^½) + (V(q¹) − V(q⁰) − ∇V(q^½)·Δq) / |Δq|² Δq`.
 fn coordinate_gradient(

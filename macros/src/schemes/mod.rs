@@ -4,6 +4,7 @@
 mod algebra;
 mod common;
 mod discrete_gradient;
+mod eml;
 mod ggl_em;
 mod ggl_em_g;
 mod ggl_theta;
@@ -34,6 +35,7 @@ pub enum Family {
 pub enum Mass {
     Constant,
     Regular,
+    Any,
 }
 
 /// Which holonomic constraints a scheme accepts (mirrors `ConstraintSupport`).

@@ -240,6 +240,44 @@ catalogue! {
         template: ggl_em_g::template,
     }
 
+    /// EML, the energy–momentum scheme from the Livens principle (Kinon, Betsch,
+    /// "Conserving integration of multibody systems with singular and non-constant mass
+    /// matrix including quaternion-based rigid body dynamics", Sect. 4.2; spec 001 §2.2),
+    /// for any `L = T(q, v) − V(q)`, the mass matrix possibly configuration-dependent and
+    /// singular (never inverted):
+    ///
+    /// ```text
+    /// (72a) q¹ − q⁰ = h v^½
+    /// (72b) p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ
+    /// (72c) p^½ = ∂̄_v T
+    /// (72d) 0 = g(q¹)
+    /// ```
+    ///
+    /// with the partitioned Gonzalez derivatives of `T`, eqs. (129)–(131) (midpoint
+    /// gradients where `T` is of degree ≤ 2 in an argument), the invariant-based `∇̄V` and
+    /// Gonzalez gradients of `g`. Unknowns `(q¹, v¹, p¹, λ)`, `3d + m`; the state's `λ` is
+    /// the step's (Newton's next starting point), `γ = 0`.
+    ///
+    /// Properties: the generalized energy `E = p·v − T + V` (eq. (74)) exact; `g = 0` at
+    /// the nodes; second order. Not preserved: `T + V` when `M` depends on `q`,
+    /// `p = M(q) v` at the nodes, `G(q) v = 0` at the nodes; momentum maps only with
+    /// equivariant discrete gradients.
+    Eml {
+        marker: unit,
+        label: "EML",
+        family: Ggl,
+        source: "Kinon, Betsch 2024, Sect. 4.2; spec 001 §2.2",
+        equations: "(72)",
+        unknowns: [q1: d, v1: d, p1: d, lambda: m],
+        order: { q: 2, p: 2, multipliers: None },
+        energy: Exact,
+        symplectic: false,
+        requires: { mass: Any, constraints: Holonomic },
+        constraints_at_nodes: true,
+        note: "`E = p·v − T + V` exact; `g = 0` at nodes; `p ≠ M(q) v` and `G v ≠ 0` at nodes",
+        template: eml::template,
+    }
+
     /// RATTLE (Andersen 1983), the Störmer–Verlet method for holonomic constraints, in
     /// the form of Martín de Diego, Sato Martín de Almagro, "High-order geometric methods
     /// for nonholonomic mechanical systems", Sec. 4.3 (spec 002 S2): the discrete Legendre

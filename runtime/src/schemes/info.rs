@@ -31,6 +31,8 @@ pub enum MassRequirement {
     Constant,
     /// Any Lagrangian whose `∂²L/∂v²` is nonsingular along the motion.
     Regular,
+    /// Any Lagrangian: `∂²L/∂v²` may depend on `q` and be singular (never inverted).
+    Any,
 }
 
 /// Which holonomic constraints `g(q) = 0` a scheme accepts.
