@@ -1,7 +1,8 @@
 //! Cost of ONE time step for each model × scheme: the pendulum, the Lagrange top and
 //! the four-particle system (spec 000), the spherical pendulum, the nonholonomic
 //! particle, the transmission and the chaotic system (spec 002), the spring pendulum in
-//! spherical coordinates (spec 001), each with every scheme
+//! spherical coordinates and the mass–spring system with a singular mass matrix (spec
+//! 001), each with every scheme
 //! (and stage count) its `model!` declares (`pendulum/GglEm`, `top/GglViA`,
 //! `transmission/NonholonomicLobatto(3)`, ...). The list is read from
 //! the models' declarations ([`DeclaredSchemes`]), so a scheme a model declares is
@@ -26,8 +27,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use livens::prelude::*;
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{
-    Chaotic, FourParticles, LagrangeTop, NonholonomicParticle, Pendulum3d, SphericalPendulum,
-    SpringPendulum, Transmission,
+    Chaotic, FourParticles, LagrangeTop, MassSpring, NonholonomicParticle, Pendulum3d,
+    SphericalPendulum, SpringPendulum, Transmission,
 };
 
 /// Steps after which the integrator restarts from the initial state.
@@ -235,6 +236,14 @@ fn spring_pendulum(c: &mut Criterion) {
     );
 }
 
+fn mass_spring(c: &mut Criterion) {
+    let model = MassSpring::new();
+    let initial = model
+        .initial_state()
+        .expect("the paper's data are consistent");
+    every_scheme(c, "mass_spring", model, MassSpring::DEFAULT_STEP, initial);
+}
+
 /// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`.
 fn config() -> Criterion {
     let quick = std::env::var("LIVENS_BENCH_QUICK").is_ok_and(|v| v == "1");
@@ -252,6 +261,6 @@ criterion_group! {
     name = benches;
     config = config();
     targets = pendulum, top, four_particles, spherical_pendulum, nonholonomic_particle,
-        transmission, chaotic, spring_pendulum
+        transmission, chaotic, spring_pendulum, mass_spring
 }
 criterion_main!(benches);

@@ -10,6 +10,7 @@ extern crate livens_runtime as livens;
 
 mod chain;
 mod four_particles;
+mod mass_spring;
 mod nonholonomic;
 mod pendulum;
 mod spherical_pendulum;
@@ -18,6 +19,7 @@ mod top;
 
 pub use chain::Chain10;
 pub use four_particles::FourParticles;
+pub use mass_spring::MassSpring;
 pub use nonholonomic::{Chaotic, NonholonomicParticle, Transmission};
 pub use pendulum::Pendulum3d;
 pub use spherical_pendulum::SphericalPendulum;

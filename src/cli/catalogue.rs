@@ -28,6 +28,7 @@ catalogue! {
     "transmission" => Transmission,
     "chaotic" => Chaotic,
     "spring-pendulum" => SpringPendulum,
+    "mass-spring" => MassSpring,
 }
 
 /// One scheme as the command names it: its marker type (with its stage count) and its

@@ -84,7 +84,8 @@ pub struct Summary {
     pub worst_position_step: usize,
     /// Its time.
     pub worst_position_time: f64,
-    /// `max |G(q) M⁻¹ p|`.
+    /// `max |G(q) M⁻¹ p|`, or `max |G(q) v|` with the state's own `v` for a scheme that
+    /// reports the generalized energy ([`SchemeEntry::generalized_energy`]).
     pub max_velocity_residual: f64,
     /// `max |A(q) v|` over the nonholonomic constraints; `None` if there are none.
     pub max_nonholonomic_residual: Option<f64>,
@@ -422,7 +423,13 @@ where
             summary.worst_position_step = n;
             summary.worst_position_time = s.time();
         }
-        summary.max_velocity_residual = summary.max_velocity_residual.max(d.velocity_residual);
+        let velocity_residual = if job.scheme.generalized_energy {
+            // p and v are independent (and M may be singular): the state's own v.
+            d.velocity_residual_v
+        } else {
+            d.velocity_residual
+        };
+        summary.max_velocity_residual = summary.max_velocity_residual.max(velocity_residual);
         if let Some(a) = summary.max_nonholonomic_residual.as_mut() {
             *a = a.max(d.nonholonomic_residual);
         }
@@ -437,7 +444,7 @@ where
                 energy_error.abs(),
                 momentum_error,
                 d.position_residual,
-                d.velocity_residual,
+                velocity_residual,
             ],
         );
 

@@ -63,6 +63,11 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
     // A model with nonholonomic constraints gets their residual after the holonomic ones.
     let nonholonomic = !info.nonholonomic.is_empty();
     let mut headers = HEADERS.to_vec();
+    // The schemes that report the generalized energy show G v with their own v.
+    let own_v = !outcomes.is_empty() && outcomes.iter().all(|o| o.scheme.generalized_energy);
+    if own_v {
+        headers[4] = "max|Gv|";
+    }
     if nonholonomic {
         headers.insert(5, "max|Av|");
     }
@@ -125,7 +130,14 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
     };
     let _ = writeln!(
         out,
-        "g(q), G M⁻¹ p: constraint residuals at the nodes, position and velocity level"
+        "g(q), {}: constraint residuals at the nodes, position and velocity level",
+        if own_v {
+            "G v (the state's own v)"
+        } else if generalized.is_empty() {
+            "G M⁻¹ p"
+        } else {
+            "G M⁻¹ p (G v with the state's own v for EML)"
+        }
     );
     if nonholonomic {
         let _ = writeln!(

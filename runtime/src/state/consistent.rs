@@ -32,19 +32,54 @@ pub enum Consistency<T> {
     },
 }
 
-/// `W = M⁻¹ Gᵀ`, column by column through [`Model::velocity`].
-fn inverse_mass_gt<T: Real, Mdl: Model<T, D, M>, const D: usize, const M: usize>(
-    model: &Mdl,
-    q: &SVector<T, D>,
-    g_jac: &SMatrix<T, M, D>,
-) -> SMatrix<T, D, M> {
-    let gt = g_jac.transpose();
-    let mut w = SMatrix::<T, D, M>::zeros();
-    for k in 0..M {
-        let column: SVector<T, D> = gt.column(k).into_owned();
-        w.set_column(k, &model.velocity(q, &column));
+/// The metric of the projections and of `λ`: the augmented mass matrix
+/// `M̃ = M + α GᵀG` (Kinon, Betsch, "Conserving integration of multibody systems with
+/// singular and non-constant mass matrix …", App. D; spec 001 §1.8), factored at `q`,
+/// with `α = max|M| / max|GᵀG|` so that both terms have one scale. It is regular wherever
+/// `M` is positive definite on `ker G`, so the singular mass matrices of redundant
+/// coordinates are never inverted; and where `M` is regular it gives the `M`-metric
+/// results exactly: a correction `δ` with `M δ ∈ range Gᵀ` and `G δ` prescribed solves
+/// `M̃ δ ∈ range Gᵀ` too, since `α GᵀG δ` is in `range Gᵀ`.
+struct Metric<T: Real, const D: usize, const M: usize> {
+    lu: Lu<T, D>,
+    alpha: T,
+}
+
+impl<T: Real, const D: usize, const M: usize> Metric<T, D, M> {
+    fn at<Mdl: Model<T, D, M>>(
+        model: &Mdl,
+        q: &SVector<T, D>,
+        v: &SVector<T, D>,
+        g_jac: &SMatrix<T, M, D>,
+    ) -> Result<Self, InitError<T>> {
+        let mass = model.mass_matrix(q, v);
+        let gtg = g_jac.transpose() * g_jac;
+        let scale = max_abs_matrix(&gtg);
+        let alpha = if scale > T::zero() {
+            max_abs_matrix(&mass) / scale
+        } else {
+            T::zero()
+        };
+        let lu = Lu::factor(mass + gtg * alpha).map_err(|_| InitError::SingularConstraints)?;
+        Ok(Self { lu, alpha })
     }
-    w
+
+    /// `W = M̃⁻¹ Gᵀ`.
+    fn inverse_gt(&self, g_jac: &SMatrix<T, M, D>) -> SMatrix<T, D, M> {
+        let mut w = g_jac.transpose();
+        self.lu.solve_matrix_in_place(&mut w);
+        w
+    }
+
+    /// `M̃⁻¹ x`.
+    fn solve(&self, mut x: SVector<T, D>) -> SVector<T, D> {
+        self.lu.solve_in_place(&mut x);
+        x
+    }
+}
+
+fn max_abs_matrix<T: Real, const R: usize, const C: usize>(a: &SMatrix<T, R, C>) -> T {
+    a.iter().fold(T::zero(), |m, x| m.max(x.abs()))
 }
 
 /// `W (G W)⁻¹ y`: the M-orthogonal correction that removes `y` from `G x`.
@@ -84,10 +119,12 @@ impl<T: Real, const D: usize, const M: usize> GglState<T, D, M> {
     /// ```
     ///
     /// (This equation of motion assumes `∂L/∂v` depends on `q` only through a constant
-    /// mass matrix, as every GGL scheme here requires.) A singular `G M⁻¹ Gᵀ` gives
-    /// [`InitError::SingularConstraints`]. `M⁻¹` is applied through
-    /// [`Model::velocity`]. With no constraints (`M = 0`) `q` and `v` are taken as
-    /// given and both modes succeed.
+    /// mass matrix, as every GGL scheme here requires.) `M⁻¹` is never formed: the
+    /// projections and this equation use the augmented mass matrix `M + α GᵀG` (which
+    /// gives the same results where `M` is regular, and is regular for the singular mass
+    /// matrices of redundant coordinates, spec 001 §1.8). A singular augmented matrix or
+    /// `G M̃⁻¹ Gᵀ` gives [`InitError::SingularConstraints`]. With no constraints (`M = 0`)
+    /// `q` and `v` are taken as given and both modes succeed.
     pub fn consistent<Mdl: Model<T, D, M>>(
         model: &Mdl,
         q: SVector<T, D>,
@@ -120,13 +157,19 @@ impl<T: Real, const D: usize, const M: usize> GglState<T, D, M> {
             Consistency::Project { tolerance } => project(model, q, v, tolerance)?,
         };
 
-        let g_jac = model.constraint_jacobian(&q);
-        let w = inverse_mass_gt(model, &q, &g_jac);
-        let accel_free = model.velocity(&q, &model.dl_dq(&q, &v));
-        let rhs = g_jac * accel_free + model.constraint_curvature(&q, &v);
-        let mut lambda = rhs;
-        let lu = Lu::factor(g_jac * w).map_err(|_| InitError::SingularConstraints)?;
-        lu.solve_in_place(&mut lambda);
+        // G M̃⁻¹ Gᵀ λ = G M̃⁻¹ (∂L/∂q − α Gᵀ c) + c, from M q̈ = ∂L/∂q − Gᵀ λ and
+        // G q̈ + c = 0 (α Gᵀ (G q̈ + c) added to the first).
+        let mut lambda = SVector::<T, M>::zeros();
+        if M > 0 {
+            let g_jac = model.constraint_jacobian(&q);
+            let metric = Metric::at(model, &q, &v, &g_jac)?;
+            let curvature = model.constraint_curvature(&q, &v);
+            let force = model.dl_dq(&q, &v) - g_jac.transpose() * curvature * metric.alpha;
+            lambda = g_jac * metric.solve(force) + curvature;
+            let lu = Lu::factor(g_jac * metric.inverse_gt(&g_jac))
+                .map_err(|_| InitError::SingularConstraints)?;
+            lu.solve_in_place(&mut lambda);
+        }
 
         let state = Self {
             t: T::zero(),
@@ -179,12 +222,12 @@ fn project<T: Real, Mdl: Model<T, D, M>, const D: usize, const M: usize>(
             });
         }
         let g_jac = model.constraint_jacobian(&q);
-        let w = inverse_mass_gt(model, &q, &g_jac);
+        let w = Metric::at(model, &q, &v, &g_jac)?.inverse_gt(&g_jac);
         q -= correction(&g_jac, &w, g)?;
         iterations += 1;
     }
     let g_jac = model.constraint_jacobian(&q);
-    let w = inverse_mass_gt(model, &q, &g_jac);
+    let w = Metric::at(model, &q, &v, &g_jac)?.inverse_gt(&g_jac);
     let v = v - correction(&g_jac, &w, g_jac * v)?;
     Ok((q, v))
 }
