@@ -146,102 +146,30 @@ fn every_scheme<Mdl, const D: usize, const M: usize>(
     });
 }
 
-fn pendulum(c: &mut Criterion) {
-    let model = Pendulum3d::new();
-    let initial = model
-        .initial_state()
-        .expect("paper's pendulum data are consistent");
-    every_scheme(c, "pendulum", model, Pendulum3d::DEFAULT_STEP, initial);
+/// `fn $group(c)`: every scheme `$model` declares, from the model's own initial state
+/// and step, as `$group/<scheme>`.
+macro_rules! bench_model {
+    ($($group:ident => $model:ident),+ $(,)?) => {$(
+        fn $group(c: &mut Criterion) {
+            let model = $model::new();
+            let initial = model
+                .initial_state()
+                .expect("the paper's initial data are consistent");
+            every_scheme(c, stringify!($group), model, $model::DEFAULT_STEP, initial);
+        }
+    )+};
 }
 
-fn top(c: &mut Criterion) {
-    let model = LagrangeTop::new();
-    let initial = model.initial_state().expect("paper's top data project");
-    every_scheme(c, "top", model, LagrangeTop::DEFAULT_STEP, initial);
-}
-
-fn four_particles(c: &mut Criterion) {
-    let model = FourParticles::new();
-    let initial = model
-        .initial_state()
-        .expect("paper's four-particle data are consistent");
-    every_scheme(
-        c,
-        "four_particles",
-        model,
-        FourParticles::DEFAULT_STEP,
-        initial,
-    );
-}
-
-fn spherical_pendulum(c: &mut Criterion) {
-    let model = SphericalPendulum::new();
-    let initial = model
-        .initial_state()
-        .expect("the spec's data are consistent");
-    every_scheme(
-        c,
-        "spherical_pendulum",
-        model,
-        SphericalPendulum::DEFAULT_STEP,
-        initial,
-    );
-}
-
-fn nonholonomic_particle(c: &mut Criterion) {
-    let model = NonholonomicParticle::new();
-    let initial = model
-        .initial_state()
-        .expect("the spec's data satisfy Φ = 0");
-    every_scheme(
-        c,
-        "nonholonomic_particle",
-        model,
-        NonholonomicParticle::DEFAULT_STEP,
-        initial,
-    );
-}
-
-fn transmission(c: &mut Criterion) {
-    let model = Transmission::new();
-    let initial = model
-        .initial_state()
-        .expect("the spec's data satisfy Φ = 0");
-    every_scheme(
-        c,
-        "transmission",
-        model,
-        Transmission::DEFAULT_STEP,
-        initial,
-    );
-}
-
-fn chaotic(c: &mut Criterion) {
-    let model = Chaotic::new();
-    let initial = model
-        .initial_state()
-        .expect("the spec's data satisfy Φ = 0");
-    every_scheme(c, "chaotic", model, Chaotic::DEFAULT_STEP, initial);
-}
-
-fn spring_pendulum(c: &mut Criterion) {
-    let model = SpringPendulum::new();
-    let initial = model.initial_state().expect("the paper's data");
-    every_scheme(
-        c,
-        "spring_pendulum",
-        model,
-        SpringPendulum::DEFAULT_STEP,
-        initial,
-    );
-}
-
-fn mass_spring(c: &mut Criterion) {
-    let model = MassSpring::new();
-    let initial = model
-        .initial_state()
-        .expect("the paper's data are consistent");
-    every_scheme(c, "mass_spring", model, MassSpring::DEFAULT_STEP, initial);
+bench_model! {
+    pendulum => Pendulum3d,
+    top => LagrangeTop,
+    four_particles => FourParticles,
+    spherical_pendulum => SphericalPendulum,
+    nonholonomic_particle => NonholonomicParticle,
+    transmission => Transmission,
+    chaotic => Chaotic,
+    spring_pendulum => SpringPendulum,
+    mass_spring => MassSpring,
 }
 
 /// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`.

@@ -601,18 +601,12 @@ fn lagrange_top_scheme_jacobians() {
 /// An unconstrained model with a configuration-dependent mass matrix (a double pendulum
 /// in joint angles) that declares the assembled family, so that its Jacobian is under
 /// the same oracles as the symbolic ones.
+#[macro_use]
+#[path = "../benches/support/small_models.rs"]
+mod small_models;
+
 mod angles {
-    livens::model! {
-        pub struct DoublePendulum {
-            params { m1 = 1.0, m2 = 0.7, l1 = 1.0, l2 = 0.8, g = 9.81 }
-            coords { a: Scalar, b: Scalar }
-            kinetic = 0.5 * (m1 + m2) * l1 * l1 * a_dot * a_dot
-                + 0.5 * m2 * l2 * l2 * b_dot * b_dot
-                + m2 * l1 * l2 * cos(a - b) * a_dot * b_dot;
-            potential = -(m1 + m2) * g * l1 * cos(a) - m2 * g * l2 * cos(b);
-            schemes { LobattoIIIAIIIB(2), LobattoIIIAIIIB(3) }
-        }
-    }
+    double_pendulum!(DoublePendulum, LobattoIIIAIIIB(2), LobattoIIIAIIIB(3));
 }
 use angles::DoublePendulum;
 fixture!(DoublePendulum, 2, 0, [m1, m2, l1, l2, g]);

@@ -294,20 +294,15 @@ fn a_magnetic_term_is_planned_and_agrees_with_the_dense_lu() {
     assert_eq!(fallbacks, 0);
 }
 
-livens::model! {
-    /// A double pendulum in its joint angles (spec 002 §6 B: "e.g. a pendulum"): a mass
-    /// matrix that depends on the configuration, so the family's `D₁L` and `D₂L` both
-    /// vary with it.
-    pub struct DoublePendulum {
-        params { m1 = 1.0, m2 = 0.7, l1 = 1.0, l2 = 0.8, g = 9.81 }
-        coords { a: Scalar, b: Scalar }
-        kinetic = 0.5 * (m1 + m2) * l1 * l1 * a_dot * a_dot
-            + 0.5 * m2 * l2 * l2 * b_dot * b_dot
-            + m2 * l1 * l2 * cos(a - b) * a_dot * b_dot;
-        potential = -(m1 + m2) * g * l1 * cos(a) - m2 * g * l2 * cos(b);
-        schemes { LobattoIIIAIIIB(2), LobattoIIIAIIIB(3), LobattoIIIAIIIB(4), LobattoIIIAIIIB(5) }
-    }
-}
+// A double pendulum in its angles (spec 002 §6 B: "e.g. a pendulum"), a mass matrix
+// that depends on the configuration.
+double_pendulum!(
+    DoublePendulum,
+    LobattoIIIAIIIB(2),
+    LobattoIIIAIIIB(3),
+    LobattoIIIAIIIB(4),
+    LobattoIIIAIIIB(5)
+);
 
 fn pendulum_start() -> PhaseState<f64, 2> {
     let model = DoublePendulum::new();

@@ -39,3 +39,24 @@ macro_rules! springs {
         }
     };
 }
+
+/// Declares `$name`, a double pendulum in its joint angles (`m₁ = 1`, `m₂ = 0.7`,
+/// `l₁ = 1`, `l₂ = 0.8`, `g = 9.81`), with the schemes `$scheme`: its mass matrix depends
+/// on the configuration, so `D₁₂L` and `D₂₂L(q)` are not trivial.
+#[allow(unused_macros)]
+macro_rules! double_pendulum {
+    ($name:ident, $($scheme:tt)*) => {
+        livens::model! {
+            /// A double pendulum in its joint angles.
+            pub struct $name {
+                params { m1 = 1.0, m2 = 0.7, l1 = 1.0, l2 = 0.8, g = 9.81 }
+                coords { a: Scalar, b: Scalar }
+                kinetic = 0.5 * (m1 + m2) * l1 * l1 * a_dot * a_dot
+                    + 0.5 * m2 * l2 * l2 * b_dot * b_dot
+                    + m2 * l1 * l2 * cos(a - b) * a_dot * b_dot;
+                potential = -(m1 + m2) * g * l1 * cos(a) - m2 * g * l2 * cos(b);
+                schemes { $($scheme)* }
+            }
+        }
+    };
+}

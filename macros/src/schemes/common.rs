@@ -100,6 +100,21 @@ pub struct NextState {
     pub gamma: Vec<Id>,
 }
 
+impl NextState {
+    /// The new state of a scheme without a velocity-level multiplier: `γ` is `m`
+    /// copies of `zero`.
+    pub fn without_gamma(q: Vec<Id>, v: Vec<Id>, p: Vec<Id>, lambda: Vec<Id>, zero: Id) -> Self {
+        let gamma = vec![zero; lambda.len()];
+        NextState {
+            q,
+            v,
+            p,
+            lambda,
+            gamma,
+        }
+    }
+}
+
 /// How long an input block is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum InputSize {

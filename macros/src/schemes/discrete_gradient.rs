@@ -92,15 +92,7 @@ fn additive_terms(g: &Graph, e: Id) -> Vec<Id> {
 pub fn gonzalez_in(model: &mut Model, f: Id, vars: &[VarId], x0: &[Id], x1: &[Id]) -> Vec<Id> {
     let g = &mut model.graph;
     let grad: Vec<Id> = vars.iter().map(|&v| g.diff(f, v)).collect();
-    let half = g.constant(0.5);
-    let xm: Vec<Id> = x0
-        .iter()
-        .zip(x1)
-        .map(|(&a, &b)| {
-            let s = g.add(a, b);
-            g.mul(half, s)
-        })
-        .collect();
+    let xm = half_sum(g, x0, x1);
     let subst = |g: &mut Graph, e: &[Id], at: &[Id]| {
         let map: HashMap<VarId, Id> = vars.iter().copied().zip(at.iter().copied()).collect();
         g.substitute(e, &map)
@@ -136,20 +128,24 @@ fn coordinate_gradient(
     gonzalez(&mut model.graph, &gm, v0, v1, q0, q1)
 }
 
+/// `½ (a + b)`, elementwise: the midpoint as every discrete gradient here forms it.
+pub fn half_sum(g: &mut Graph, a: &[Id], b: &[Id]) -> Vec<Id> {
+    let half = g.constant(0.5);
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| {
+            let s = g.add(x, y);
+            g.mul(half, s)
+        })
+        .collect()
+}
+
 /// `∇W(x^½) + (W(x¹) − W(x⁰) − ∇W(x^½)·Δx) / |Δx|² Δx`, or `∇W(x^½)` when
 /// `|Δx|² < SMALL (1 + |x^½|²)`.
 fn gonzalez(g: &mut Graph, gm: &[Id], w0: Id, w1: Id, x0: &[Id], x1: &[Id]) -> Vec<Id> {
     let dx: Vec<Id> = x1.iter().zip(x0).map(|(&a, &b)| g.sub(a, b)).collect();
     let dx2 = g.dot(&dx, &dx);
-    let half = g.constant(0.5);
-    let xm: Vec<Id> = x0
-        .iter()
-        .zip(x1)
-        .map(|(&a, &b)| {
-            let s = g.add(a, b);
-            g.mul(half, s)
-        })
-        .collect();
+    let xm = half_sum(g, x0, x1);
     let xm2 = g.dot(&xm, &xm);
     let one = g.one();
     let small = g.constant(SMALL);
@@ -184,15 +180,7 @@ fn invariant_space_gradient(
     let pi0 = at(model, &exprs, q0, None);
     let pi1 = at(model, &exprs, q1, None);
     let g = &mut model.graph;
-    let half = g.constant(0.5);
-    let pim: Vec<Id> = pi0
-        .iter()
-        .zip(&pi1)
-        .map(|(&a, &b)| {
-            let s = g.add(a, b);
-            g.mul(half, s)
-        })
-        .collect();
+    let pim = half_sum(g, &pi0, &pi1);
     let subst = |g: &mut Graph, e: &[Id], at: &[Id]| {
         let map: HashMap<VarId, Id> = vars.iter().copied().zip(at.iter().copied()).collect();
         g.substitute(e, &map)

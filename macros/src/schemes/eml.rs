@@ -27,7 +27,7 @@
 //! `λ` has no time index: the state carries it as Newton's next starting point, `γ = 0`.
 use super::algebra::Algebra;
 use super::common::{at, Inputs, NextState, Setup, Template};
-use super::discrete_gradient::{discrete_gradient_v, gonzalez_in};
+use super::discrete_gradient::{discrete_gradient_v, gonzalez_in, half_sum};
 use crate::ir::Model;
 use crate::sym::Id;
 
@@ -71,14 +71,9 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         let r4 = a.vector_at(&qs.g, &q1);
 
         let zero = a.constant(0.0).id;
-        let next = NextState {
-            q: q1.ids.clone(),
-            v: v1.ids.clone(),
-            p: p1.ids.clone(),
-            lambda: lambda.ids.clone(),
-            gamma: vec![zero; *m],
-        };
-        ([r1.ids, r2.ids, r3.ids, r4.ids].concat(), next)
+        let residual = [r1.ids, r2.ids, r3.ids, r4.ids].concat();
+        let next = NextState::without_gamma(q1.ids, v1.ids, p1.ids, lambda.ids, zero);
+        (residual, next)
     };
     let guess = [k.q.clone(), k.v.clone(), k.p.clone(), k.lambda.clone()].concat();
     Template::new(model, &setup, residual, guess, next)
@@ -95,16 +90,6 @@ fn partitioned_kinetic_gradients(
 ) -> (Vec<Id>, Vec<Id>) {
     let t = model.graph.add(model.lagrangian, model.potential);
     let (qs, vs) = (model.q.clone(), model.v.clone());
-    let mean = |model: &mut Model, a: Vec<Id>, b: Vec<Id>| -> Vec<Id> {
-        let half = model.graph.constant(0.5);
-        a.into_iter()
-            .zip(b)
-            .map(|(x, y)| {
-                let s = model.graph.add(x, y);
-                model.graph.mul(half, s)
-            })
-            .collect()
-    };
     // ∂̄_q T|v for v = v⁰, v¹: T with its velocities fixed, a function of q.
     let mut in_q = Vec::new();
     for v in [v0, v1] {
@@ -118,9 +103,7 @@ fn partitioned_kinetic_gradients(
         let t_at_q = at(model, &[t], q, None)[0];
         in_v.push(gonzalez_in(model, t_at_q, &vs, v0, v1));
     }
-    let [a, b] = <[Vec<Id>; 2]>::try_from(in_q).expect("two ends");
-    let dq_t = mean(model, a, b);
-    let [a, b] = <[Vec<Id>; 2]>::try_from(in_v).expect("two ends");
-    let dv_t = mean(model, a, b);
+    let dq_t = half_sum(&mut model.graph, &in_q[0], &in_q[1]);
+    let dv_t = half_sum(&mut model.graph, &in_v[0], &in_v[1]);
     (dq_t, dv_t)
 }

@@ -41,13 +41,8 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
 
         let residual = [r1.ids, r2.ids, r3.ids].concat();
         let zero = a.constant(0.0).id;
-        let next = NextState {
-            q: q1.ids,
-            v: (&minv * &p1).ids,
-            p: p1.ids,
-            lambda: lambda.ids,
-            gamma: vec![zero; setup.m],
-        };
+        let v1 = (&minv * &p1).ids;
+        let next = NextState::without_gamma(q1.ids, v1, p1.ids, lambda.ids, zero);
         (residual, next)
     };
     let guess = [k.q.clone(), k.p.clone(), k.lambda.clone()].concat();

@@ -45,13 +45,8 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         let p1 = &p0 + &kick - half_h * &grad_v1;
 
         let zero = a.constant(0.0).id;
-        let next = NextState {
-            q: q1.ids,
-            v: (&minv * &p1).ids,
-            p: p1.ids,
-            lambda: lambda.ids,
-            gamma: vec![zero; setup.m],
-        };
+        let v1 = (&minv * &p1).ids;
+        let next = NextState::without_gamma(q1.ids, v1, p1.ids, lambda.ids, zero);
         ([r_q.ids, r_g.ids].concat(), next)
     };
     let guess = [k.q.clone(), k.lambda.clone()].concat();
