@@ -94,6 +94,7 @@ fn row(e: &Entry) -> String {
     let energy = match e.energy {
         Energy::Exact => "exact",
         Energy::Oscillates => "oscillates",
+        Energy::Drifts => "drifts",
     };
     let mass = match e.requires.mass {
         MassRequirement::Constant => "constant M",

@@ -8,8 +8,9 @@
 //!   the two schemes, one written with `M⁻¹` and one without, agree to round-off.
 //! - Second order in `q`, `p` and `v`.
 use livens::prelude::*;
+use livens::MomentumMaps;
 use livens::Parameters;
-use livens_models::{MassSpring, SpringPendulum};
+use livens_models::{FreeBody, FreeBodyGeneric, HeavyTop, MassSpring, SpringPendulum};
 
 livens::model! {
     /// The spring pendulum with its potential written in `r` rather than in the invariant
@@ -266,4 +267,226 @@ fn initial_data_for_a_singular_mass_matrix() {
     let g = model.constraints(&projected.q)[0];
     let gv = (model.constraint_jacobian(&projected.q) * projected.v)[0];
     assert!(g.abs() <= 1e-14 && gv.abs() <= 1e-14, "{g:e} {gv:e}");
+}
+
+/// A run on a quaternion body: per node the generalized energy `E = p·v − L` (eq. (74)),
+/// `T + V` (eq. (80)) and the momentum maps; over the nodes `max|g|` and `max|q·v|`.
+struct BodyRun<const K: usize> {
+    energy: Vec<f64>,
+    total: Vec<f64>,
+    momenta: Vec<SVector<f64, K>>,
+    unit: f64,
+    qv: f64,
+    last: GglState<f64, 4, 1>,
+}
+
+impl<const K: usize> BodyRun<K> {
+    fn new<Mdl, S>(model: Mdl, scheme: S, h: f64, steps: usize, start: GglState<f64, 4, 1>) -> Self
+    where
+        Mdl: Model<f64, 4, 1>
+            + Step<f64, S, State = GglState<f64, 4, 1>>
+            + MomentumMaps<f64, 4, K>
+            + Copy,
+        S: Copy,
+    {
+        let mut run = BodyRun {
+            energy: Vec::new(),
+            total: Vec::new(),
+            momenta: Vec::new(),
+            unit: 0.0,
+            qv: 0.0,
+            last: start,
+        };
+        let record = |run: &mut Self, s: &GglState<f64, 4, 1>| {
+            let l = model.lagrangian(&s.q, &s.v);
+            let potential = -model.lagrangian(&s.q, &SVector::zeros());
+            run.energy.push(s.p.dot(&s.v) - l);
+            run.total.push(l + 2.0 * potential);
+            run.momenta.push(model.momentum_maps(&s.q, &s.p));
+            run.unit = run.unit.max(model.constraints(&s.q)[0].abs());
+            run.qv = run.qv.max(s.q.dot(&s.v).abs());
+            run.last = *s;
+        };
+        record(&mut run, &start);
+        let mut sim = Integrator::new(model, scheme, h, start);
+        for _ in 0..steps {
+            sim.step().expect("Newton converges");
+            let s = *sim.state();
+            record(&mut run, &s);
+        }
+        run
+    }
+
+    fn max_step(values: &[f64]) -> f64 {
+        values
+            .windows(2)
+            .map(|w| (w[1] - w[0]).abs())
+            .fold(0.0, f64::max)
+    }
+
+    fn range(values: &[f64]) -> f64 {
+        let (lo, hi) = values
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        hi - lo
+    }
+
+    /// `max|Lⁿ⁺¹ − Lⁿ|` over the steps and the components.
+    fn momentum_step(&self) -> f64 {
+        self.momenta
+            .windows(2)
+            .map(|w| (w[1] - w[0]).amax())
+            .fold(0.0, f64::max)
+    }
+}
+
+/// Spec 001 §3.3 and §4 B items 5–7, C item 14 (free rigid body, h = 0.05, t ≤ 2;
+/// [RECOMPUTED] figures): `E⁰ = 2500`, `L⁰ = (60, 160, 60)`; EML with the G-equivariant
+/// derivative (87) keeps `E` (2.3e-12 per step) and `L` (5.7e-14 per step) with
+/// `|g| ≤ 1.1e-16`, while `T + V` ranges over 557 and `max|q·v|` = 5.06 (the parasitic
+/// nodal velocity of Remark 4.8); the final `q ≈ (0.88931, 0.34486, 0.00978, −0.30017)`.
+/// The negative controls: EML with the generic (129) keeps `E` and loses `L` by 18.4 per
+/// step; MPL keeps `L` and loses `E` (192 per step, 205 in all).
+#[test]
+fn free_body_energy_and_angular_momentum() {
+    let h = FreeBody::DEFAULT_STEP;
+    let steps = 40;
+    let start = FreeBody::new().initial_state().expect("the paper's data");
+    assert_eq!(start.v.as_slice(), &[0.0, 5.0, 10.0, 10.0]);
+    assert_eq!(start.p.as_slice(), &[0.0, 120.0, 320.0, 120.0]);
+    let eml = BodyRun::<3>::new(FreeBody::new(), Eml, h, steps, start);
+    let generic = BodyRun::<3>::new(FreeBodyGeneric::new(), Eml, h, steps, start);
+    let mpl = BodyRun::<3>::new(FreeBody::new(), Mpl, h, steps, start);
+    let report = |label: &str, run: &BodyRun<3>| {
+        println!(
+            "{label:>11}: max|ΔE| {:.2e}, max|ΔL| {:.2e}, max|E − E⁰| {:.2e}, max|g| {:.1e}, \
+             T+V range {:.1}, max|q·v| {:.2}",
+            BodyRun::<3>::max_step(&run.energy),
+            run.momentum_step(),
+            run.energy
+                .iter()
+                .map(|e| (e - run.energy[0]).abs())
+                .fold(0.0, f64::max),
+            run.unit,
+            BodyRun::<3>::range(&run.total),
+            run.qv,
+        );
+    };
+    report("EML (87)", &eml);
+    report("EML (129)", &generic);
+    report("MPL", &mpl);
+    println!("EML q(2) = {:.5?}", eml.last.q.as_slice());
+    assert_eq!(eml.energy[0], 2500.0);
+    assert_eq!(eml.momenta[0].as_slice(), &[60.0, 160.0, 60.0]);
+    let l_scale = eml.momenta[0].norm();
+    // §4 B items 5, 6: E and every component of L per step, |q·q − 1| ≤ 1e-14.
+    assert!(BodyRun::<3>::max_step(&eml.energy) <= 1e-12 * 2500.0);
+    assert!(
+        eml.momentum_step() <= 1e-12 * l_scale,
+        "{}",
+        eml.momentum_step()
+    );
+    assert!(eml.unit <= 0.5e-14);
+    // §4 C item 14: T + V is not constant (557), and the nodal q·v (5.06).
+    assert!((BodyRun::<3>::range(&eml.total) / 557.0 - 1.0).abs() < 0.01);
+    assert!((eml.qv / 5.06 - 1.0).abs() < 0.01, "{}", eml.qv);
+    let want = [0.88931, 0.34486, 0.00978, -0.30017];
+    assert!(eml
+        .last
+        .q
+        .iter()
+        .zip(want)
+        .all(|(a, b)| (a - b).abs() < 1e-5));
+    // §4 B item 7: the generic gradient keeps E, not L; MPL keeps L, not E.
+    assert!(BodyRun::<3>::max_step(&generic.energy) <= 1e-12 * 2500.0);
+    assert!((generic.momentum_step() / 18.4 - 1.0).abs() < 0.01);
+    assert!(mpl.momentum_step() <= 1e-12 * l_scale);
+    assert!((BodyRun::<3>::max_step(&mpl.energy) / 192.0 - 1.0).abs() < 0.01);
+}
+
+/// The heavy top's centre-of-mass error at t = 0.1 against steady precession, eq. (121):
+/// `|φ_ref − l R(q) e₃| / l`.
+fn top_error<S: Copy>(scheme: S, h: f64) -> f64
+where
+    HeavyTop<f64>: Step<f64, S, State = GglState<f64, 4, 1>>,
+{
+    let model = HeavyTop::new();
+    let steps = (0.1 / h).round() as usize;
+    let mut sim = Integrator::new(model, scheme, h, model.initial_state().expect("steady"));
+    sim.run(steps).expect("Newton converges");
+    let q = sim.state().q;
+    let (_, l, _, _) = model.inertia();
+    // l R(q) e₃, the third column of (51).
+    let phi = [
+        2.0 * (q[1] * q[3] + q[0] * q[2]),
+        2.0 * (q[2] * q[3] - q[0] * q[1]),
+        q[0] * q[0] - q[1] * q[1] - q[2] * q[2] + q[3] * q[3],
+    ]
+    .map(|x| l * x);
+    let reference = model.precession_reference(0.1);
+    let d: f64 = (0..3).map(|i| (phi[i] - reference[i]).powi(2)).sum();
+    d.sqrt() / l
+}
+
+/// Spec 001 §3.4 and §4 C item 15 (heavy symmetric top in steady precession): the
+/// initial data (`ω_s = 135.6`, `v⁰ = (0, 0, −31.4, 63.0466494)`, `E⁰ = 5.669055191`,
+/// `L₃ = 0.07106577`); over t ≤ 2 at h = 0.01 EML keeps `E` (6e-15 per step) and `L₃`
+/// (3e-17) and MPL loses `E` (0.56 per step, 1.0 in all) but keeps `L₃`; the error
+/// (121) at t = 0.1 against the [RECOMPUTED] table to 1e-3 relative, order 2 between
+/// the two smallest steps, and MPL below EML at every step.
+#[test]
+fn heavy_top_steady_precession() {
+    let model = HeavyTop::new();
+    let start = model.initial_state().expect("steady precession");
+    println!("ω_s {}, v⁰ {:?}", model.spin(), start.v.as_slice());
+    assert!((model.spin() - 135.6).abs() < 1e-12);
+    let v0 = [0.0, 0.0, -31.4, 63.0466494];
+    assert!(start.v.iter().zip(v0).all(|(a, b)| (a - b).abs() < 1e-7));
+    let h = HeavyTop::DEFAULT_STEP;
+    let eml = BodyRun::<1>::new(model, Eml, h, 200, start);
+    let mpl = BodyRun::<1>::new(model, Mpl, h, 200, start);
+    let e0 = eml.energy[0];
+    for (label, run) in [("EML", &eml), ("MPL", &mpl)] {
+        println!(
+            "{label}: E⁰ {e0:.11}, L₃ {:.8}, max|ΔE| {:.2e}, max|E − E⁰| {:.2e}, max|ΔL₃| {:.1e}, \
+             max|g| {:.1e}, T+V range {:.3}, max|q·v| {:.2}",
+            run.momenta[0][0],
+            BodyRun::<1>::max_step(&run.energy),
+            run.energy
+                .iter()
+                .map(|e| (e - e0).abs())
+                .fold(0.0, f64::max),
+            run.momentum_step(),
+            run.unit,
+            BodyRun::<1>::range(&run.total),
+            run.qv,
+        );
+    }
+    assert!((e0 - 5.669055191).abs() < 1e-9);
+    assert!((eml.momenta[0][0] - 0.07106577).abs() < 1e-8);
+    assert!(BodyRun::<1>::max_step(&eml.energy) <= 1e-12 * e0);
+    assert!(eml.momentum_step() <= 1e-12 * eml.momenta[0][0]);
+    assert!(eml.unit <= 0.5e-14 && mpl.unit <= 0.5e-14);
+    assert!((BodyRun::<1>::max_step(&mpl.energy) / 0.56 - 1.0).abs() < 0.02);
+    assert!(mpl.momentum_step() <= 1e-12 * eml.momenta[0][0]);
+
+    let steps = [0.01, 0.005, 0.001, 0.0005];
+    let spec_eml = [1.390e-1, 3.430e-2, 1.357e-3, 3.391e-4];
+    let spec_mpl = [6.804e-2, 1.467e-2, 5.644e-4, 1.409e-4];
+    let eml_errors = steps.map(|h| top_error(Eml, h));
+    let mpl_errors = steps.map(|h| top_error(Mpl, h));
+    for k in 0..4 {
+        println!(
+            "h {:<7}: EML {:.3e} (spec {:.3e}), MPL {:.3e} (spec {:.3e})",
+            steps[k], eml_errors[k], spec_eml[k], mpl_errors[k], spec_mpl[k]
+        );
+        assert!((eml_errors[k] / spec_eml[k] - 1.0).abs() < 1e-3);
+        assert!((mpl_errors[k] / spec_mpl[k] - 1.0).abs() < 1e-3);
+        assert!(mpl_errors[k] < eml_errors[k]);
+    }
+    for errors in [eml_errors, mpl_errors] {
+        let order = (errors[2] / errors[3]).log2();
+        println!("order between h = 0.001 and 0.0005: {order:.3}");
+        assert!((order - 2.0).abs() < 0.05);
+    }
 }

@@ -3,6 +3,7 @@
 use proc_macro2::Span;
 use syn::{Attribute, Ident, Visibility};
 
+use crate::quaternion;
 use crate::sym::{Graph, Id, VarId};
 
 /// What a variable of the graph stands for; decides how the emitter reads it.
@@ -66,6 +67,9 @@ impl Comparison {
 pub enum CoordKind {
     Scalar,
     Vec3,
+    /// A quaternion `(q₀, q⃗)` (scalar part first), for the orientation of a rigid body;
+    /// the unit-norm constraint is an ordinary holonomic constraint of the model.
+    Quat,
 }
 
 impl CoordKind {
@@ -73,6 +77,7 @@ impl CoordKind {
         match self {
             CoordKind::Scalar => 1,
             CoordKind::Vec3 => 3,
+            CoordKind::Quat => 4,
         }
     }
 }
@@ -89,7 +94,8 @@ pub struct Constraint {
     pub span: Span,
 }
 
-/// A one-parameter symmetry group acting on every 3-vector coordinate block.
+/// A one-parameter symmetry group acting on every `Vec3` and `Quat` coordinate block
+/// ([`Model::generator`]).
 #[derive(Clone, Copy, Debug)]
 pub enum Symmetry {
     /// Rotations about a fixed axis: `ξ_Q(q) = a × q` per block.
@@ -100,7 +106,10 @@ pub enum Symmetry {
 
 /// A declared quadratic invariant: its variable in `potential_raw` and its definition.
 pub struct Invariant {
+    /// The declaration's name (`Omega` for every component of a vector invariant).
     pub name: Ident,
+    /// This component's name (`Omega[1]`, or the name of a scalar invariant).
+    pub label: String,
     pub var: VarId,
     pub expr: Id,
 }
@@ -136,6 +145,9 @@ pub struct Model {
     pub potential: Id,
     /// The potential as written, in the coordinates and the invariant variables.
     pub potential_raw: Id,
+    /// The kinetic energy as written (`L + V`), in the coordinates, the velocities and
+    /// the invariant variables.
+    pub kinetic_raw: Id,
     pub invariants: Vec<Invariant>,
     pub constraints: Vec<Constraint>,
     /// Nonholonomic constraints `A(q)·v = 0` (checked linear in the velocities when
@@ -167,6 +179,7 @@ impl Model {
             energy_span: Span::call_site(),
             potential: Id::default(),
             potential_raw: Id::default(),
+            kinetic_raw: Id::default(),
             invariants: Vec::new(),
             constraints: Vec::new(),
             nonholonomic: Vec::new(),
@@ -209,6 +222,41 @@ impl Model {
     }
 
     /// Whether `v` is a coordinate, velocity or momentum variable.
+    /// The generator `ξ_Q(q)` of a symmetry, one entry per scalar coordinate: per `Vec3`
+    /// block `a × q` for `rotation(a)` and `a` for `translation(a)`; per `Quat` block
+    /// `½ a⁺ q = ½ E(q)ᵀ a` for `rotation(a)` (the left product `exp((0, ½εa))∘q`, a
+    /// rotation by the angle ε about `a`; spec 001 §1.7, eqs. (53), (65)), nothing for a
+    /// translation; nothing on scalar coordinates.
+    pub fn generator(&mut self, symmetry: Symmetry) -> Vec<Id> {
+        let zero = self.graph.zero();
+        let mut xi = vec![zero; self.dim()];
+        let blocks: Vec<(CoordKind, usize)> =
+            self.coords.iter().map(|c| (c.kind, c.offset)).collect();
+        for (kind, off) in blocks {
+            let q: Vec<Id> = (0..kind.len())
+                .map(|k| self.graph.var_node(self.q[off + k]))
+                .collect();
+            let g = &mut self.graph;
+            let block: Vec<Id> = match (kind, symmetry) {
+                (CoordKind::Scalar, _) | (CoordKind::Quat, Symmetry::Translation(_)) => continue,
+                (CoordKind::Vec3, Symmetry::Rotation(a)) => {
+                    let a: Vec<Id> = a.iter().map(|&x| g.constant(x)).collect();
+                    crate::lower::cross(g, &a, &q).to_vec()
+                }
+                (CoordKind::Vec3, Symmetry::Translation(a)) => {
+                    a.iter().map(|&x| g.constant(x)).collect()
+                }
+                (CoordKind::Quat, Symmetry::Rotation(a)) => {
+                    let half: Vec<Id> = a.iter().map(|&x| g.constant(0.5 * x)).collect();
+                    let e = quaternion::e_matrix(g, &q);
+                    quaternion::mat_t_vec(g, &e, &half)
+                }
+            };
+            xi[off..off + block.len()].copy_from_slice(&block);
+        }
+        xi
+    }
+
     pub fn is_q(&self, v: VarId) -> bool {
         matches!(self.role(v), Role::Q(_))
     }

@@ -14,6 +14,7 @@ mod lower;
 #[cfg(test)]
 mod mutation_tests;
 mod quantities;
+mod quaternion;
 mod schemes;
 mod sym;
 

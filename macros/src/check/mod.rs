@@ -148,13 +148,16 @@ fn degenerate_constraints(model: &mut Model, errors: &mut Errors) {
 }
 
 /// A declared invariant enters the energy–momentum schemes' discrete gradient as
-/// `Δπ = ∇π(q^½) · Δq`, which is exact only for functions of degree ≤ 2 (spec 000 §2.6,
-/// eqs. (122)–(126)).
+/// `Δπ = ∇π(q^½) · Δq` (spec 000 §2.6, eqs. (122)–(126)), or `∂π/∂q Δq + ∂π/∂v Δv` at
+/// the midpoint for one of the velocities (spec 001 eqs. (87)–(89)), which is exact only
+/// for functions of degree ≤ 2 in the positions and velocities together.
 fn quadratic_invariants(model: &Model, errors: &mut Errors) {
-    let is_q = |v| model.is_q(v);
+    let is_state = |v| model.is_q(v) || model.is_v(v);
+    let mut reported = std::collections::HashSet::new();
     for inv in &model.invariants {
-        let deg = model.graph.degree(inv.expr, &is_q);
-        if deg.is_none_or(|d| d > 2) {
+        let deg = model.graph.degree(inv.expr, &is_state);
+        // A vector invariant is reported once, at its first offending component.
+        if deg.is_none_or(|d| d > 2) && reported.insert(inv.name.to_string()) {
             let what = deg.map_or_else(
                 || "is not a polynomial".to_string(),
                 |d| format!("has degree {d}"),
@@ -163,9 +166,9 @@ fn quadratic_invariants(model: &Model, errors: &mut Errors) {
                 inv.name.span(),
                 format!(
                     "invariant `{}` {what}; declared invariants must be quadratic in the \
-                     coordinates (squared distances, dot products), so that the discrete \
-                     gradient built on them is exact",
-                    inv.name
+                     coordinates and velocities (squared distances, dot products, \
+                     `omega(q, q_dot)`), so that the discrete gradient built on them is exact",
+                    inv.label
                 ),
             );
         }

@@ -28,58 +28,87 @@ const TOLERANCE: f64 = 1e-8;
 
 /// Reports every declared momentum map that is identically zero or whose action
 /// changes `L` or a constraint.
-pub fn symmetries(model: &Model, quantities: &Quantities, errors: &mut Errors) {
+pub fn symmetries(model: &mut Model, quantities: &Quantities, errors: &mut Errors) {
     if model.momenta.is_empty() {
         return;
     }
-    let blocks: Vec<usize> = model
+    let acted_on = model
         .coords
         .iter()
-        .filter(|c| c.kind == CoordKind::Vec3)
-        .map(|c| c.offset)
-        .collect();
+        .any(|c| matches!(c.kind, CoordKind::Vec3 | CoordKind::Quat));
     let points = consistent_points(model, quantities);
-    for momentum in &model.momenta {
-        let (kind, axis) = match momentum.symmetry {
+    let momenta: Vec<(String, Symmetry, proc_macro2::TokenStream)> = model
+        .momenta
+        .iter()
+        .map(|m| (m.name.to_string(), m.symmetry, m.tokens.clone()))
+        .collect();
+    for (name, symmetry, tokens) in momenta {
+        let (kind, axis) = match symmetry {
             Symmetry::Rotation(a) => ("rotation", a),
             Symmetry::Translation(a) => ("translation", a),
         };
-        if blocks.is_empty() {
+        if !acted_on {
             // error: momentum map `jz` is identically zero …
             errors.add(syn::Error::new_spanned(
-                &momentum.tokens,
+                &tokens,
                 format!(
-                    "momentum map `{}` is identically zero: a {kind} acts on the `Vec3` \
-                     coordinates, and this model has none; remove it",
-                    momentum.name
+                    "momentum map `{name}` is identically zero: a {kind} acts on the `Vec3` \
+                     and `Quat` coordinates, and this model has none; remove it"
                 ),
             ));
             continue;
         }
         if axis == [0.0; 3] {
             errors.add(syn::Error::new_spanned(
-                &momentum.tokens,
-                format!(
-                    "momentum map `{}` is identically zero: its axis is the zero vector",
-                    momentum.name
-                ),
+                &tokens,
+                format!("momentum map `{name}` is identically zero: its axis is the zero vector"),
             ));
             continue;
         }
-        if let Some(broken) = points.iter().find_map(|point| {
-            broken_invariance(model, quantities, momentum.symmetry, &blocks, point)
-        }) {
+        let generator = Generator::new(model, symmetry);
+        if let Some(broken) = points
+            .iter()
+            .find_map(|point| broken_invariance(model, quantities, &generator, point))
+        {
             // error: `jx: rotation(e1)` is not a symmetry of the model: the Lagrangian …
             errors.add(syn::Error::new_spanned(
-                &momentum.tokens,
+                &tokens,
                 format!(
-                    "momentum map `{}` is not conserved: this {kind} is not a symmetry of \
+                    "momentum map `{name}` is not conserved: this {kind} is not a symmetry of \
                      the model, since {broken} changes along it; declare only symmetries \
-                     of the Lagrangian and the constraints",
-                    momentum.name
+                     of the Lagrangian and the constraints"
                 ),
             ));
         }
+    }
+}
+
+/// A symmetry's generator `ξ(q)` and its lift to the velocities `ξ'(q) v`, as nodes.
+struct Generator {
+    xi: Vec<Id>,
+    lift: Vec<Id>,
+}
+
+impl Generator {
+    fn new(model: &mut Model, symmetry: Symmetry) -> Self {
+        let xi = model.generator(symmetry);
+        let (q, v) = (model.q.clone(), model.v.clone());
+        let lift = xi
+            .iter()
+            .map(|&x| {
+                let terms: Vec<Id> = q
+                    .iter()
+                    .zip(&v)
+                    .map(|(&qj, &vj)| {
+                        let d = model.graph.diff(x, qj);
+                        let vj = model.graph.var_node(vj);
+                        model.graph.mul(d, vj)
+                    })
+                    .collect();
+                model.graph.sum(terms)
+            })
+            .collect();
+        Generator { xi, lift }
     }
 }
 
@@ -94,28 +123,20 @@ struct Point {
 fn broken_invariance(
     model: &Model,
     quantities: &Quantities,
-    symmetry: Symmetry,
-    blocks: &[usize],
+    generator: &Generator,
     point: &Point,
 ) -> Option<String> {
     let d = model.dim();
-    // ξ(q) and its lift ξ'(q) v to the velocities, per Vec3 block.
-    let (mut xi, mut xi_dot) = (vec![0.0; d], vec![0.0; d]);
-    for &b in blocks {
-        let (q, v) = (&point.q[b..b + 3], &point.v[b..b + 3]);
-        let (x, xd) = match symmetry {
-            Symmetry::Rotation(a) => (cross(a, q), cross(a, v)),
-            Symmetry::Translation(a) => (a, [0.0; 3]),
-        };
-        xi[b..b + 3].copy_from_slice(&x);
-        xi_dot[b..b + 3].copy_from_slice(&xd);
-    }
     let mut outputs: Vec<Id> = quantities.dl_dq.clone();
     outputs.extend(&quantities.dl_dv);
     outputs.extend(quantities.jac.iter().flatten());
+    outputs.extend(&generator.xi);
+    outputs.extend(&generator.lift);
     let values = evaluate(model, &outputs, point);
     let (dl_dq, rest) = values.split_at(d);
-    let (dl_dv, jac) = rest.split_at(d);
+    let (dl_dv, rest) = rest.split_at(d);
+    let (jac, rest) = rest.split_at(model.n_constraints() * d);
+    let (xi, xi_dot) = rest.split_at(d);
     let terms = (0..d).flat_map(|i| [dl_dq[i] * xi[i], dl_dv[i] * xi_dot[i]]);
     if !invariant(terms) {
         return Some("the Lagrangian".to_string());
@@ -133,14 +154,6 @@ fn broken_invariance(
 fn invariant(terms: impl Iterator<Item = f64>) -> bool {
     let (sum, size) = terms.fold((0.0, 0.0), |(s, a), t| (s + t, a + t.abs()));
     sum.abs() <= TOLERANCE * size
-}
-
-fn cross(a: [f64; 3], b: &[f64]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
 }
 
 /// The values of `outputs` at `point`, with the parameters at their defaults.

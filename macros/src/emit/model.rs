@@ -6,7 +6,6 @@ use quote::quote;
 
 use super::{block, lit, private, smatrix_body, svector};
 use crate::ir::{Comparison, Model, Symmetry};
-use crate::lower::cross;
 use crate::quantities::Quantities;
 use crate::sym::{Id, VarId};
 
@@ -372,26 +371,14 @@ fn var_node(model: &mut Model, v: VarId) -> Id {
     model.graph.var_node(v)
 }
 
-/// `J = Σ_blocks p_b · ξ_Q(q_b)` over every 3-vector coordinate block.
+/// `J = p · ξ_Q(q)` ([`Model::generator`]: every `Vec3` and `Quat` block).
 fn momentum_map(model: &mut Model, sym: Symmetry) -> Id {
-    let blocks: Vec<usize> = model
-        .coords
-        .iter()
-        .filter(|c| c.kind == crate::ir::CoordKind::Vec3)
-        .map(|c| c.offset)
+    let xi = model.generator(sym);
+    let p: Vec<Id> = model
+        .p
+        .clone()
+        .into_iter()
+        .map(|v| var_node(model, v))
         .collect();
-    let mut terms = Vec::new();
-    for off in blocks {
-        let q: Vec<Id> = (0..3).map(|k| var_node(model, model.q[off + k])).collect();
-        let p: Vec<Id> = (0..3).map(|k| var_node(model, model.p[off + k])).collect();
-        let xi: Vec<Id> = match sym {
-            Symmetry::Rotation(a) => {
-                let a: Vec<Id> = a.iter().map(|&x| model.graph.constant(x)).collect();
-                cross(&mut model.graph, &a, &q).to_vec()
-            }
-            Symmetry::Translation(a) => a.iter().map(|&x| model.graph.constant(x)).collect(),
-        };
-        terms.push(model.graph.dot(&p, &xi));
-    }
-    model.graph.sum(terms)
+    model.graph.dot(&p, &xi)
 }

@@ -6,6 +6,7 @@ use syn::{BinOp, Expr, ExprForLoop, Ident, Lit, Member, UnOp};
 
 use super::names::{closest, did_you_mean, Kind, Names, POISONED};
 use crate::ir::{Role, Symmetry};
+use crate::quaternion;
 use crate::sym::{Func, Graph, Id, VarId};
 
 /// A lowered value: a scalar, a vector or a (row-major) matrix of graph nodes, or an
@@ -78,6 +79,9 @@ pub struct Lowerer<'a> {
     /// The velocity variables, to catch velocities that reach a holonomic constraint
     /// through a `let`.
     pub velocities: Vec<VarId>,
+    /// The declared invariants that depend on the velocities (`omega(q, q_dot)`), which
+    /// count as velocities wherever only positions are allowed.
+    pub velocity_invariants: Vec<VarId>,
     /// The variables of the enclosing `sum`s and `for`s and their current values,
     /// innermost last.
     pub indices: Vec<(String, i64)>,
@@ -135,7 +139,7 @@ impl Lowerer<'_> {
                 id.span(),
                 format!("{what} mentions the velocity `{name}`; {rule}"),
             ),
-            (Scope::Positions { what, rule }, Kind::Let)
+            (Scope::Positions { what, rule }, Kind::Let | Kind::Invariant)
                 if self.depends_on_velocities(&sym.val) =>
             {
                 err(
@@ -163,9 +167,11 @@ impl Lowerer<'_> {
     }
 
     fn depends_on_velocities(&self, val: &Val) -> bool {
-        val.ids()
-            .iter()
-            .any(|&x| self.g.depends_on_any(x, |v| self.velocities.contains(&v)))
+        val.ids().iter().any(|&x| {
+            self.g.depends_on_any(x, |v| {
+                self.velocities.contains(&v) || self.velocity_invariants.contains(&v)
+            })
+        })
     }
 
     /// `val`, unless one of its entries is an operation on constants that did not fold
@@ -850,6 +856,23 @@ impl Lowerer<'_> {
                 }
                 Ok(Val::M(n, n, m))
             }
+            "transpose" => {
+                arity(1)?;
+                match &args[0] {
+                    Val::M(r, c, m) => Ok(Val::M(
+                        *c,
+                        *r,
+                        (0..r * c).map(|k| m[(k % r) * c + k / r]).collect(),
+                    )),
+                    other => err(
+                        span,
+                        format!("`transpose` expects a matrix, found {}", other.shape()),
+                    ),
+                }
+            }
+            _ if QUATERNION_FUNCTIONS.contains(&name.as_str()) => {
+                self.quaternion_call(&name, &args, span)
+            }
             _ => {
                 let builtins = [
                     "sum",
@@ -861,9 +884,11 @@ impl Lowerer<'_> {
                     "vector",
                     "diag",
                     "powi",
+                    "transpose",
                 ];
                 let all: Vec<&str> = builtins
                     .into_iter()
+                    .chain(QUATERNION_FUNCTIONS)
                     .chain(Func::ALL.map(Func::name))
                     .collect();
                 err(
@@ -876,6 +901,67 @@ impl Lowerer<'_> {
                 )
             }
         }
+    }
+}
+
+/// The quaternion helpers of the Livens paper (spec 001 §1.5–1.6), on 4-vectors
+/// `(q₀, q⃗)`: `G(q)`, `E(q)` (3 × 4, eq. (35)), `Ql(q)`, `Qr(q)` (4 × 4, eq. (33)), `R(q)`
+/// (eq. (50)), `rotate(q, x) = R(q) x`, `omega(q, v) = 2 G(q) v` (convected angular
+/// velocity, eq. (43)), `omega_spatial(q, v) = 2 E(q) v`, `quat_mul(a, b) = a∘b` (28).
+const QUATERNION_FUNCTIONS: [&str; 9] = [
+    "G",
+    "E",
+    "Ql",
+    "Qr",
+    "R",
+    "rotate",
+    "omega",
+    "omega_spatial",
+    "quat_mul",
+];
+
+impl Lowerer<'_> {
+    /// One of [`QUATERNION_FUNCTIONS`].
+    fn quaternion_call(&mut self, name: &str, args: &[Val], span: Span) -> R<Val> {
+        let unary = matches!(name, "G" | "E" | "Ql" | "Qr" | "R");
+        let arity = if unary { 1 } else { 2 };
+        if args.len() != arity {
+            return err(
+                span,
+                format!("`{name}` takes {arity} argument(s), found {}", args.len()),
+            );
+        }
+        let vector = |k: usize, len: usize, what: &str| match &args[k] {
+            Val::V(x) if x.len() == len => Ok(x.clone()),
+            other => err(
+                span,
+                format!(
+                    "`{name}` expects {what} (a {len}-vector) as argument {}, found {}",
+                    k + 1,
+                    other.shape()
+                ),
+            ),
+        };
+        let quat = |k: usize| vector(k, 4, "a quaternion");
+        let g = &mut *self.g;
+        Ok(match name {
+            "G" => Val::M(3, 4, quaternion::g_matrix(g, &quat(0)?)),
+            "E" => Val::M(3, 4, quaternion::e_matrix(g, &quat(0)?)),
+            "Ql" => Val::M(4, 4, quaternion::left_matrix(g, &quat(0)?)),
+            "Qr" => Val::M(4, 4, quaternion::right_matrix(g, &quat(0)?)),
+            "R" => Val::M(3, 3, quaternion::rotation_matrix(g, &quat(0)?)),
+            "rotate" => {
+                let (q, x) = (quat(0)?, vector(1, 3, "a vector")?);
+                let r = quaternion::rotation_matrix(g, &q);
+                Val::V(quaternion::mat_vec(g, &r, &x))
+            }
+            "omega" | "omega_spatial" => {
+                let (q, v) = (quat(0)?, vector(1, 4, "a quaternion velocity")?);
+                let spatial = name == "omega_spatial";
+                Val::V(quaternion::angular_velocity(g, &q, &v, spatial))
+            }
+            _ => Val::V(quaternion::product(g, &quat(0)?, &quat(1)?)),
+        })
     }
 }
 

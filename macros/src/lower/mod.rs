@@ -59,6 +59,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
         roles: &mut model.roles,
         names,
         velocities,
+        velocity_invariants: Vec::new(),
         indices: Vec::new(),
     };
     let invariants = declare_invariants(&mut lw, &mut errors, &ast.invariants);
@@ -75,12 +76,20 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     let Some(lagrangian) = lagrangian else {
         return Err(syn::Error::new(name_span, "no Lagrangian"));
     };
-    // The potential as written keeps the invariants as variables (for the discrete
-    // gradients); everything else sees their definitions.
+    // The energies as written keep the invariants as variables (for the discrete
+    // gradients); everything else sees their definitions. At rest, an invariant of the
+    // velocities takes its value at v = 0 (0 for `omega`).
     let zero = model.graph.zero();
-    let rest: HashMap<VarId, Id> = model.v.iter().map(|&v| (v, zero)).collect();
+    let mut rest: HashMap<VarId, Id> = model.v.iter().map(|&v| (v, zero)).collect();
+    for inv in &invariants {
+        let at_rest = model.graph.substitute(&[inv.expr], &rest)[0];
+        if at_rest != inv.expr {
+            rest.insert(inv.var, at_rest);
+        }
+    }
     let l0 = model.graph.substitute(&[lagrangian], &rest)[0];
     model.potential_raw = model.graph.neg(l0);
+    model.kinetic_raw = model.graph.add(lagrangian, model.potential_raw);
     let expand: HashMap<VarId, Id> = invariants.iter().map(|i| (i.var, i.expr)).collect();
     let mut exprs = vec![lagrangian, model.potential_raw];
     exprs.extend(constraints.iter().map(|c| c.expr));
@@ -124,6 +133,7 @@ fn declare_params(
             roles: &mut model.roles,
             names: Names::empty(),
             velocities: Vec::new(),
+            velocity_invariants: Vec::new(),
             indices: Vec::new(),
         };
         let scope = Scope::Constant(
@@ -194,23 +204,21 @@ fn declare_coords(
         let kind = match c.kind.to_string().as_str() {
             "Scalar" => CoordKind::Scalar,
             "Vec3" => CoordKind::Vec3,
+            "Quat" => CoordKind::Quat,
             other => {
                 // Kinds the papers need, named so that a user trying them learns they
                 // are coming rather than misspelt.
                 let planned = match other {
-                    "Quat" => {
-                        Some("unit quaternions for rigid bodies (with G(q), E(q), R(q), omega) are")
-                    }
                     "SO3" | "SE2" => Some("Lie-group coordinates are"),
                     _ => None,
                 };
                 let message = match planned {
                     Some(what) => format!(
                         "coordinate kind `{other}` is not supported yet: {what} planned; the \
-                         kinds today are `Scalar` and `Vec3`"
+                         kinds today are `Scalar`, `Vec3` and `Quat`"
                     ),
                     None => format!(
-                        "unknown coordinate kind `{other}`; the kinds are `Scalar` and `Vec3`"
+                        "unknown coordinate kind `{other}`; the kinds are `Scalar`, `Vec3` and `Quat`"
                     ),
                 };
                 errors.push(c.kind.span(), message);
@@ -303,6 +311,7 @@ fn declare_block(model: &mut Model, kind: CoordKind, name: &str) -> (Val, Val) {
         let label = match kind {
             CoordKind::Scalar => name.to_string(),
             CoordKind::Vec3 => format!("{name}.{}", ["x", "y", "z"][k]),
+            CoordKind::Quat => format!("{name}.{}", ["w", "x", "y", "z"][k]),
         };
         let (qv, qn) = model.new_var(format!("q{i}"), Role::Q(i));
         let (vv, vn) = model.new_var(format!("v{i}"), Role::V(i));
@@ -317,12 +326,16 @@ fn declare_block(model: &mut Model, kind: CoordKind, name: &str) -> (Val, Val) {
     model.coords.push(Coord { kind, offset });
     match kind {
         CoordKind::Scalar => (Val::S(qs[0]), Val::S(vs[0])),
-        CoordKind::Vec3 => (Val::V(qs), Val::V(vs)),
+        CoordKind::Vec3 | CoordKind::Quat => (Val::V(qs), Val::V(vs)),
     }
 }
 
-/// Declared invariants: scalar functions of the positions, each a variable of its own
-/// (`Role::Invariant`) that the energies may use; `check` verifies they are quadratic.
+/// Declared invariants: functions of the positions, or of positions and velocities
+/// (the convected angular velocity `omega(q, q_dot)` of a rigid body), scalar or vector
+/// (one invariant per component, `Omega[0]` …), each a variable of its own
+/// (`Role::Invariant`) that the energies and constraints may use; `check` verifies they
+/// are quadratic. Those that depend on the velocities go to `velocity_invariants`, so
+/// that the potential and the constraints cannot use them.
 fn declare_invariants(
     lw: &mut Lowerer,
     errors: &mut Errors,
@@ -331,38 +344,60 @@ fn declare_invariants(
     let mut out = Vec::new();
     for (name, e) in decls {
         let label = name.to_string();
-        let what = format!("invariant `{label}`");
-        let rule = "invariants are functions of the positions only";
-        match lw.lower(e, Scope::Positions { what: &what, rule }) {
-            Ok(Val::S(expr)) => {
-                let k = out.len();
-                let (var, node) = lw.new_var(label, Role::Invariant(k));
-                lw.names.declare(
-                    errors,
-                    name,
-                    Sym {
-                        val: Val::S(node),
-                        kind: Kind::Invariant,
-                    },
-                );
-                out.push(Invariant {
-                    name: name.clone(),
-                    var,
-                    expr,
-                });
-            }
+        let components = match lw.lower(e, Scope::Any) {
+            Ok(Val::S(expr)) => vec![(label.clone(), expr)],
+            Ok(Val::V(exprs)) => exprs
+                .into_iter()
+                .enumerate()
+                .map(|(k, x)| (format!("{label}[{k}]"), x))
+                .collect(),
             Ok(other) => {
                 errors.add(syn::Error::new_spanned(
                     e,
-                    format!("an invariant is a scalar, found {}", other.shape()),
+                    format!(
+                        "an invariant is a scalar or a vector, found {}",
+                        other.shape()
+                    ),
                 ));
                 lw.names.poison(label);
+                continue;
             }
             Err(e) => {
                 report(errors, e);
                 lw.names.poison(label);
+                continue;
             }
+        };
+        let scalar = components.len() == 1 && components[0].0 == label;
+        let mut nodes = Vec::new();
+        for (component, expr) in components {
+            let k = out.len();
+            let (var, node) = lw.new_var(component.clone(), Role::Invariant(k));
+            let velocities = lw.velocities.clone();
+            if lw.g.depends_on_any(expr, |v| velocities.contains(&v)) {
+                lw.velocity_invariants.push(var);
+            }
+            nodes.push(node);
+            out.push(Invariant {
+                name: name.clone(),
+                label: component,
+                var,
+                expr,
+            });
         }
+        let val = if scalar {
+            Val::S(nodes[0])
+        } else {
+            Val::V(nodes)
+        };
+        lw.names.declare(
+            errors,
+            name,
+            Sym {
+                val,
+                kind: Kind::Invariant,
+            },
+        );
     }
     out
 }

@@ -35,33 +35,14 @@ pub fn discrete_gradient_v(
     q1: &[Id],
     qm: &[Id],
 ) -> Vec<Id> {
-    let inv_vars: Vec<VarId> = model.invariants.iter().map(|i| i.var).collect();
-    let raw = model.potential_raw;
-    // Group the additive terms by the set of invariants they use.
-    let mut groups: BTreeMap<Vec<usize>, Vec<Id>> = BTreeMap::new();
-    let mut rest: Vec<Id> = Vec::new();
-    for term in additive_terms(&model.graph, raw) {
-        let uses: Vec<usize> = (0..inv_vars.len())
-            .filter(|&k| model.graph.depends_on(term, inv_vars[k]))
-            .collect();
-        let uses_q = model.graph.depends_on_any(term, |v| model.is_q(v));
-        if uses.is_empty() || uses_q {
-            rest.push(term);
-        } else {
-            groups.entry(uses).or_default().push(term);
-        }
-    }
+    let (rest_v, groups) = invariant_groups(model, model.potential_raw);
     if groups.is_empty() {
         return coordinate_gradient(model, model.potential, grad_v, q0, q1, qm);
     }
-    let expand: HashMap<VarId, Id> = model.invariants.iter().map(|i| (i.var, i.expr)).collect();
-    let rest_sum = model.graph.sum(rest);
-    let rest_v = model.graph.substitute(&[rest_sum], &expand)[0];
     let qv = model.q.clone();
     let rest_grad = model.graph.gradient(rest_v, &qv);
     let mut total = coordinate_gradient(model, rest_v, &rest_grad, q0, q1, qm);
-    for (uses, terms) in groups {
-        let w = model.graph.sum(terms);
+    for (uses, w) in groups {
         let coefs = invariant_space_gradient(model, w, &uses, q0, q1);
         for (&k, c) in uses.iter().zip(coefs) {
             // c · ∇π_k(q^½)
@@ -75,6 +56,37 @@ pub fn discrete_gradient_v(
         }
     }
     total
+}
+
+/// `raw` (an energy as written, in the coordinates, velocities and invariant variables)
+/// split into its additive terms in declared invariants only, summed per set of
+/// invariants they use (by index into `model.invariants`), and the sum of the other
+/// terms with the invariants expanded.
+pub fn invariant_groups(model: &mut Model, raw: Id) -> (Id, Vec<(Vec<usize>, Id)>) {
+    let inv_vars: Vec<VarId> = model.invariants.iter().map(|i| i.var).collect();
+    let mut groups: BTreeMap<Vec<usize>, Vec<Id>> = BTreeMap::new();
+    let mut rest: Vec<Id> = Vec::new();
+    for term in additive_terms(&model.graph, raw) {
+        let uses: Vec<usize> = (0..inv_vars.len())
+            .filter(|&k| model.graph.depends_on(term, inv_vars[k]))
+            .collect();
+        let direct = model
+            .graph
+            .depends_on_any(term, |v| model.is_q(v) || model.is_v(v));
+        if uses.is_empty() || direct {
+            rest.push(term);
+        } else {
+            groups.entry(uses).or_default().push(term);
+        }
+    }
+    let expand: HashMap<VarId, Id> = model.invariants.iter().map(|i| (i.var, i.expr)).collect();
+    let rest_sum = model.graph.sum(rest);
+    let rest = model.graph.substitute(&[rest_sum], &expand)[0];
+    let groups = groups
+        .into_iter()
+        .map(|(uses, terms)| (uses, model.graph.sum(terms)))
+        .collect();
+    (rest, groups)
 }
 
 /// The terms of a sum (through `Add` nodes; a negated sum counts as one term).

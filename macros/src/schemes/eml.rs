@@ -27,9 +27,9 @@
 //! `λ` has no time index: the state carries it as Newton's next starting point, `γ = 0`.
 use super::algebra::Algebra;
 use super::common::{at, Inputs, NextState, Setup, Template};
-use super::discrete_gradient::{discrete_gradient_v, gonzalez_in, half_sum};
+use super::discrete_gradient::{discrete_gradient_v, gonzalez_in, half_sum, invariant_groups};
 use crate::ir::Model;
-use crate::sym::Id;
+use crate::sym::{Id, VarId};
 
 /// The step equations.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
@@ -79,8 +79,18 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     Template::new(model, &setup, residual, guess, next)
 }
 
-/// `(∂̄_q T, ∂̄_v T)`, eqs. (129)–(131): each the mean of the Gonzalez gradients in one
-/// argument with the other at its two ends. `T = L + V` (`V = −L(q, 0)`).
+/// `(∂̄_q T, ∂̄_v T)`. The kinetic energy as written is split into additive terms:
+///
+/// * terms in declared invariants only (a rigid body's `T̃(Ω)` with `Ω = omega(q, q_dot)`)
+///   get the invariant-based ("G-equivariant") discrete derivative, eqs. (87)–(88):
+///   with `c = ∇̄T̃(π⁰, π¹)` the discrete gradient in the invariants' space (the
+///   midpoint `∇T̃(π^½)`, `π^½ = ½(π⁰ + π¹)`, where `T̃` is quadratic),
+///   `∂̄_q T = (∂π/∂q)ᵀ c` and `∂̄_v T = (∂π/∂v)ᵀ c`, the Jacobians at `(q^½, v^½)`. An
+///   invariant quadratic in `(q, v)` jointly gives `Δπ = ∂π/∂q Δq + ∂π/∂v Δv` exactly
+///   (directionality, eq. (89)), and one invariant under a symmetry makes the derivative
+///   orthogonal to its generator (eqs. (90)–(92): momentum maps conserved);
+/// * all other terms: the partitioned Gonzalez derivatives of App. A, eqs. (129)–(131),
+///   the mean of the Gonzalez gradients in one argument with the other at its two ends.
 fn partitioned_kinetic_gradients(
     model: &mut Model,
     q0: &[Id],
@@ -88,7 +98,29 @@ fn partitioned_kinetic_gradients(
     v0: &[Id],
     v1: &[Id],
 ) -> (Vec<Id>, Vec<Id>) {
-    let t = model.graph.add(model.lagrangian, model.potential);
+    let (rest, groups) = invariant_groups(model, model.kinetic_raw);
+    let (mut dq_t, mut dv_t) = generic_kinetic_gradients(model, rest, q0, q1, v0, v1);
+    for (uses, w) in groups {
+        let (dq, dv) = invariant_kinetic_gradient(model, w, &uses, q0, q1, v0, v1);
+        for (t, x) in dq_t.iter_mut().zip(dq) {
+            *t = model.graph.add(*t, x);
+        }
+        for (t, x) in dv_t.iter_mut().zip(dv) {
+            *t = model.graph.add(*t, x);
+        }
+    }
+    (dq_t, dv_t)
+}
+
+/// The eqs. (129)–(131) derivatives of `t`, a function of `q` and `v`.
+fn generic_kinetic_gradients(
+    model: &mut Model,
+    t: Id,
+    q0: &[Id],
+    q1: &[Id],
+    v0: &[Id],
+    v1: &[Id],
+) -> (Vec<Id>, Vec<Id>) {
     let (qs, vs) = (model.q.clone(), model.v.clone());
     // ∂̄_q T|v for v = v⁰, v¹: T with its velocities fixed, a function of q.
     let mut in_q = Vec::new();
@@ -106,4 +138,44 @@ fn partitioned_kinetic_gradients(
     let dq_t = half_sum(&mut model.graph, &in_q[0], &in_q[1]);
     let dv_t = half_sum(&mut model.graph, &in_v[0], &in_v[1]);
     (dq_t, dv_t)
+}
+
+/// Eqs. (87)–(88) for `w`, a function of the invariants `uses` only.
+fn invariant_kinetic_gradient(
+    model: &mut Model,
+    w: Id,
+    uses: &[usize],
+    q0: &[Id],
+    q1: &[Id],
+    v0: &[Id],
+    v1: &[Id],
+) -> (Vec<Id>, Vec<Id>) {
+    let vars: Vec<VarId> = uses.iter().map(|&k| model.invariants[k].var).collect();
+    let exprs: Vec<Id> = uses.iter().map(|&k| model.invariants[k].expr).collect();
+    let pi0 = at(model, &exprs, q0, Some(v0));
+    let pi1 = at(model, &exprs, q1, Some(v1));
+    let c = gonzalez_in(model, w, &vars, &pi0, &pi1);
+    let qm = half_sum(&mut model.graph, q0, q1);
+    let vm = half_sum(&mut model.graph, v0, v1);
+    let (qs, vs) = (model.q.clone(), model.v.clone());
+    let (mut dq, mut dv) = (Vec::new(), Vec::new());
+    for (vars, out) in [(&qs, &mut dq), (&vs, &mut dv)] {
+        let jac: Vec<Vec<Id>> = exprs
+            .iter()
+            .map(|&e| model.graph.gradient(e, vars))
+            .collect();
+        let jac_m: Vec<Vec<Id>> = jac
+            .iter()
+            .map(|row| at(model, row, &qm, Some(&vm)))
+            .collect();
+        for i in 0..vars.len() {
+            let terms: Vec<Id> = jac_m
+                .iter()
+                .zip(&c)
+                .map(|(row, &ck)| model.graph.mul(ck, row[i]))
+                .collect();
+            out.push(model.graph.sum(terms));
+        }
+    }
+    (dq, dv)
 }

@@ -9,6 +9,7 @@ mod ggl_em;
 mod ggl_em_g;
 mod ggl_theta;
 mod ggl_vi_s;
+mod mpl;
 mod rattle;
 mod shake;
 

@@ -23,7 +23,7 @@
 //   size `d` per stage;
 // - `order` in `q`, `p` and the multipliers (`None`: none, or not stated and not
 //   measured), expressions in the stage count if there is one;
-// - `energy` (`Exact`, `Oscillates`), `symplectic`;
+// - `energy` (`Exact`, `Oscillates`, `Drifts`), `symplectic`;
 // - `requires`: `mass` (`Constant`, `Regular`) and `constraints` (`Unconstrained`,
 //   `Holonomic`, `QuadraticHolonomic`, `Nonholonomic`);
 // - `constraints_at_nodes`: whether `g(q) = 0` is one of its equations at the nodes
@@ -276,6 +276,40 @@ catalogue! {
         constraints_at_nodes: true,
         note: "`E = p·v − T + V` exact; `g = 0` at nodes; `p ≠ M(q) v` and `G v ≠ 0` at nodes",
         template: eml::template,
+    }
+
+    /// MPL, the midpoint rule from the Livens principle (Kinon, Betsch, "Conserving
+    /// integration of multibody systems with singular and non-constant mass matrix
+    /// including quaternion-based rigid body dynamics", App. B, Def. B.1; spec 001 §2.7):
+    /// EML's equations with every derivative at the midpoint,
+    ///
+    /// ```text
+    /// (132) q¹ − q⁰ = h v^½
+    ///       p¹ − p⁰ = h ∂_q L(q^½, v^½) − h G(q^½)ᵀ λ
+    ///       p^½     = ∂_v L(q^½, v^½)
+    ///       0       = g(q¹)
+    /// ```
+    ///
+    /// Unknowns `(q¹, v¹, p¹, λ)`, `3d + m`, as EML's.
+    ///
+    /// Properties: second order; `g = 0` at the nodes; momentum maps of symmetries whose
+    /// generator is linear (rotations, translations, and a quaternion body's `½ a⁺ q`)
+    /// conserved exactly, since the midpoint rule keeps bilinear invariants; the energy
+    /// is not conserved (the paper's reference for what EML adds).
+    Mpl {
+        marker: unit,
+        label: "MPL",
+        family: Ggl,
+        source: "Kinon, Betsch 2024, App. B; spec 001 §2.7",
+        equations: "(132)",
+        unknowns: [q1: d, v1: d, p1: d, lambda: m],
+        order: { q: 2, p: 2, multipliers: None },
+        energy: Drifts,
+        symplectic: false,
+        requires: { mass: Any, constraints: Holonomic },
+        constraints_at_nodes: true,
+        note: "midpoint rule of the Livens principle; `g = 0` at nodes; momentum maps exact, energy not",
+        template: mpl::template,
     }
 
     /// RATTLE (Andersen 1983), the Störmer–Verlet method for holonomic constraints, in

@@ -22,6 +22,9 @@ pub enum Energy {
     Exact,
     /// Not conserved, but bounded and oscillating over long times (symplectic schemes).
     Oscillates,
+    /// Not conserved, with no long-time bound (a non-symplectic method that is not an
+    /// energy–momentum one: the Livens midpoint rule).
+    Drifts,
 }
 
 /// What a scheme needs of the model's kinetic energy.
