@@ -15,7 +15,9 @@ use std::hint::black_box;
 use livens::prelude::*;
 use livens::solve::{Boxed, Inline, Storage};
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
-use livens_models::{LagrangeTop, MassSpring, Pendulum3d, SphericalPendulum, SpringPendulum};
+use livens_models::{
+    HeavyTop, LagrangeTop, MassSpring, Pendulum3d, SphericalPendulum, SpringPendulum,
+};
 
 struct CountingAllocator;
 
@@ -225,6 +227,13 @@ fn every_scheme_of_the_spring_pendulum_allocates_nothing() {
     let node = model.initial_state().unwrap();
     let checked = every_declared_scheme(model, MassSpring::DEFAULT_STEP, node);
     assert!(checked.iter().any(|s| s == "Eml"), "{checked:?}");
+    // A quaternion body: a singular, configuration-dependent mass matrix.
+    let model = HeavyTop::new();
+    let node = model.initial_state().unwrap();
+    let checked = every_declared_scheme(model, HeavyTop::DEFAULT_STEP, node);
+    for scheme in ["Eml", "Mpl"] {
+        assert!(checked.iter().any(|s| s == scheme), "{scheme}: {checked:?}");
+    }
 }
 
 #[test]

@@ -31,7 +31,7 @@ use livens::{
     DeclaredSchemes, DiscreteSystem, FromNode, GglState, Model, SMatrix, SVector, SchemeInfo,
     SchemeVisitor, Step,
 };
-use livens_models::{FourParticles, LagrangeTop, Pendulum3d};
+use livens_models::{FourParticles, FreeBody, HeavyTop, LagrangeTop, Pendulum3d};
 use num_dual::{Dual64, HyperDual64};
 
 /// Random points per model and per scheme.
@@ -988,3 +988,36 @@ declared_scheme_equations!(
     1,
     0x5EED_0011
 );
+
+// Quaternion bodies (spec 001 §3.3–3.4): EML's G-equivariant derivative (87)–(88) and
+// MPL, with the singular, configuration-dependent mass matrix `4 GᵀJ₀G`.
+fixture!(FreeBody, 4, 1, [j1, j2, j3]);
+fixture!(HeavyTop, 4, 1, [rho, a, gravity]);
+
+declared_scheme_equations!(
+    free_body_declared_scheme_equations,
+    FreeBody<f64>,
+    4,
+    1,
+    0x5EED_0012
+);
+
+declared_scheme_equations!(
+    heavy_top_declared_scheme_equations,
+    HeavyTop<f64>,
+    4,
+    1,
+    0x5EED_0013
+);
+
+/// The `f32` instance of a quaternion model (spec 001's heavy top) against its `f64`
+/// one, with both schemes it declares.
+#[test]
+fn f32_instance_of_a_quaternion_model_agrees_with_f64() {
+    let mut rng = Rng::new(0x5EED_0014);
+    let mut tally = Tally::new("f32 vs f64, heavy top (lagrangian, r, jac)", F32_TOL);
+    f32_agrees::<HeavyTop<f64>, Eml, 4, 1, 13>(Eml, &mut rng, &mut tally);
+    f32_agrees::<HeavyTop<f64>, Mpl, 4, 1, 13>(Mpl, &mut rng, &mut tally);
+    tally.report();
+    assert!(tally.count > 0);
+}

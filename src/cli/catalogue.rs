@@ -29,6 +29,8 @@ catalogue! {
     "chaotic" => Chaotic,
     "spring-pendulum" => SpringPendulum,
     "mass-spring" => MassSpring,
+    "free-body" => FreeBody,
+    "heavy-top" => HeavyTop,
 }
 
 /// One scheme as the command names it: its marker type (with its stage count) and its
