@@ -29,8 +29,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use livens::prelude::*;
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{
-    Chaotic, FourParticles, FreeBody, HeavyTop, LagrangeTop, MassSpring, NonholonomicParticle,
-    Pendulum3d, SphericalPendulum, SpringPendulum, Transmission,
+    Chaotic, ClosedLoop, FourParticles, FreeBody, HeavyTop, LagrangeTop, MassSpring,
+    NonholonomicParticle, Pendulum3d, SphericalPendulum, SpringPendulum, Transmission,
 };
 
 /// Most steps after which the integrator restarts from the initial state.
@@ -187,6 +187,7 @@ bench_model! {
     mass_spring => MassSpring,
     free_body => FreeBody,
     heavy_top => HeavyTop,
+    closed_loop => ClosedLoop,
 }
 
 /// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`.
@@ -206,6 +207,7 @@ criterion_group! {
     name = benches;
     config = config();
     targets = pendulum, top, four_particles, spherical_pendulum, nonholonomic_particle,
-        transmission, chaotic, spring_pendulum, mass_spring, free_body, heavy_top
+        transmission, chaotic, spring_pendulum, mass_spring, free_body, heavy_top,
+        closed_loop
 }
 criterion_main!(benches);

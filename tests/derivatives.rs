@@ -31,7 +31,7 @@ use livens::{
     DeclaredSchemes, DiscreteSystem, FromNode, GglState, Model, SMatrix, SVector, SchemeInfo,
     SchemeVisitor, Step,
 };
-use livens_models::{FourParticles, FreeBody, HeavyTop, LagrangeTop, Pendulum3d};
+use livens_models::{ClosedLoop, FourParticles, FreeBody, HeavyTop, LagrangeTop, Pendulum3d};
 use num_dual::{Dual64, HyperDual64};
 
 /// Random points per model and per scheme.
@@ -1021,3 +1021,40 @@ fn f32_instance_of_a_quaternion_model_agrees_with_f64() {
     tally.report();
     assert!(tally.count > 0);
 }
+
+/// Generalized forces in `q`, `v` and `t` (spec 001 §2.4: at the midpoint in all three):
+/// a particle on a sphere under quadratic drag and a periodic drive.
+mod driven {
+    livens::model! {
+        pub struct DrivenParticle {
+            params { m = 1.1, c = 0.3, w = 2.0, a = 0.7 }
+            coords { r: Vec3 }
+            kinetic = 0.5 * m * dot(r_dot, r_dot);
+            potential = m * 9.81 * r.z;
+            holonomic { sphere: 0.5 * (dot(r, r) - 1.0) }
+            forces { r: -c * norm(r_dot) * r_dot + a * sin(w * t) * e1 + c * cross(r, r_dot) }
+            schemes { Eml, Mpl }
+        }
+    }
+}
+use driven::DrivenParticle;
+fixture!(DrivenParticle, 3, 1, [m, c, w, a]);
+fixture!(ClosedLoop, 28, 16, [l, rho, fm]);
+
+declared_scheme_equations!(
+    driven_particle_declared_scheme_equations,
+    DrivenParticle<f64>,
+    3,
+    1,
+    0x5EED_0015
+);
+
+// Four quaternion bodies and four translational ones, 16 constraints, an external load:
+// 100 unknowns.
+declared_scheme_equations!(
+    closed_loop_declared_scheme_equations,
+    ClosedLoop<f64>,
+    28,
+    16,
+    0x5EED_0016
+);

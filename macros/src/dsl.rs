@@ -9,8 +9,10 @@
 //!         requires { m > 0.0, l > 0.0 }         // conditions the parameters must meet
 //!         coords { r: Vec3, theta: Scalar }     // velocities are r_dot, theta_dot
 //!         coords { r: [Vec3; 10] }              // an array r[0] … r[9] (also Scalar)
-//!         invariants { pi: expr, ... }          // quadratic invariants the potential may
-//!                                               // use (EM's discrete gradient is built on them)
+//!         coords { q: Quat }                    // a quaternion (q₀, q⃗) for a rigid body
+//!         invariants { pi: expr, ... }          // quadratic invariants the energies may
+//!                                               // use (the discrete gradients are built on
+//!                                               // them); of q and v: w: omega(q, q_dot)
 //!         let name = expr;                      // a named subexpression
 //!         kinetic = expr;                       // with potential = expr; or:
 //!         lagrangian = expr;
@@ -20,6 +22,8 @@
 //!         momentum { name: rotation(e3), name: translation(e1), ... }
 //!         observables { name: expr, ... }       // quantities in q, v reported with the
 //!                                               // state (subsystem energies, …)
+//!         forces { x: expr, r[2]: expr }        // generalized forces F(q, v, t) on
+//!                                               // coordinates (time `t` allowed here)
 //!         schemes { GglEm, GglViA }
 //!     }
 //! }
@@ -30,7 +34,7 @@
 //!
 //! Blocks may come in any order, each at most once (`let` any number of times).
 //! Reserved for later blocks, in the same style:
-//! `forces { ... }`, `inputs { u: Vec3 }`, and the coordinate kinds `Quat`, `SO3`, `SE2`.
+//! `inputs { u: Vec3 }`, and the coordinate kinds `SO3`, `SE2`.
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -48,15 +52,16 @@ mod kw {
     syn::custom_keyword!(invariants);
     syn::custom_keyword!(momentum);
     syn::custom_keyword!(observables);
+    syn::custom_keyword!(forces);
     syn::custom_keyword!(schemes);
 }
 
 /// The words that open a block, for error messages.
 const BLOCKS: &str =
-    "`params`, `requires`, `coords`, `let`, `invariants`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `nonholonomic`, `momentum`, `observables` or `schemes`";
+    "`params`, `requires`, `coords`, `let`, `invariants`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `nonholonomic`, `momentum`, `observables`, `forces` or `schemes`";
 
 /// The same words, to suggest one for a typo.
-const BLOCK_WORDS: [&str; 13] = [
+const BLOCK_WORDS: [&str; 14] = [
     "params",
     "requires",
     "coords",
@@ -69,6 +74,7 @@ const BLOCK_WORDS: [&str; 13] = [
     "nonholonomic",
     "momentum",
     "observables",
+    "forces",
     "schemes",
 ];
 
@@ -82,7 +88,7 @@ const ALIASES: [(&str, &str); 5] = [
 ];
 
 /// Words reserved for later blocks and coordinate kinds (see the module docs).
-const RESERVED: [&str; 2] = ["forces", "inputs"];
+const RESERVED: [&str; 1] = ["inputs"];
 
 /// Whether `word` looks like a typo of `target`: one edit, a swap of neighbours, or a
 /// missing or extra trailing `s`.
@@ -126,7 +132,42 @@ pub struct ModelAst {
     pub momentum: Vec<(Ident, Expr)>,
     /// Quantities in `q` and `v` reported with the state.
     pub observables: Vec<(Ident, Expr)>,
+    /// Generalized forces `F(q, v, t)` on coordinates.
+    pub forces: Vec<ForceAst>,
     pub schemes: Vec<SchemeAst>,
+}
+
+/// `coordinate: expr` or `coordinate[i]: expr` in `forces`: the generalized force on
+/// one coordinate (an element of an array of coordinates), of its shape.
+pub struct ForceAst {
+    pub coord: Ident,
+    pub index: Option<syn::LitInt>,
+    pub value: Expr,
+}
+
+impl Parse for ForceAst {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let coord: Ident = input.parse()?;
+        let index = if input.peek(syn::token::Bracket) {
+            let content;
+            syn::bracketed!(content in input);
+            Some(content.parse::<syn::LitInt>()?)
+        } else {
+            None
+        };
+        if !input.peek(Token![:]) {
+            return Err(input.error(format!(
+                "expected `:` after `{coord}`; forces are written `coordinate: expression` \
+                 (or `coordinate[i]: expression` for an array of coordinates)"
+            )));
+        }
+        input.parse::<Token![:]>()?;
+        Ok(ForceAst {
+            coord,
+            index,
+            value: input.parse()?,
+        })
+    }
 }
 
 /// `GglEm` or `LobattoIIIAIIIB(3)`: a scheme's marker name and, for families with a
@@ -426,12 +467,14 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
         invariants: Vec::new(),
         momentum: Vec::new(),
         observables: Vec::new(),
+        forces: Vec::new(),
         schemes: Vec::new(),
     };
     let (mut params, mut coords, mut holo, mut mom, mut schemes) = (None, None, None, None, None);
     let mut nonholo = None;
     let mut invariants = None;
     let mut observables = None;
+    let mut forces = None;
     let mut requires = None;
     while !body.is_empty() {
         let la = body.lookahead1();
@@ -497,6 +540,14 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
         } else if la.peek(kw::observables) {
             let k = body.parse::<kw::observables>()?;
             set_once(&mut observables, named_list(&body)?, k.span, "observables")?;
+        } else if la.peek(kw::forces) {
+            let k = body.parse::<kw::forces>()?;
+            set_once(
+                &mut forces,
+                braced_list::<ForceAst>(&body)?,
+                k.span,
+                "forces",
+            )?;
         } else if la.peek(kw::schemes) {
             let k = body.parse::<kw::schemes>()?;
             let v = braced_list::<SchemeAst>(&body)?;
@@ -530,6 +581,7 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
     m.momentum = mom.unwrap_or_default();
     m.invariants = invariants.unwrap_or_default();
     m.observables = observables.unwrap_or_default();
+    m.forces = forces.unwrap_or_default();
     m.schemes = schemes.unwrap_or_default();
     Ok(m)
 }

@@ -27,6 +27,9 @@ pub enum Role {
     Invariant(usize),
     /// Step templates: an `f64` field of the scheme value (`theta`, `vartheta`).
     SchemeParam(&'static str),
+    /// The time `t` of the `forces` block (the argument `t` of `Model::forces`; the
+    /// step templates substitute the time they evaluate the forces at).
+    Time,
 }
 
 pub struct Param {
@@ -157,6 +160,9 @@ pub struct Model {
     /// Declared observables (`observables { … }`), any expression in `q` and `v`, one
     /// per scalar component, in declaration order.
     pub observables: Vec<Constraint>,
+    /// The generalized forces `F(q, v, t)` of the `forces` block, one per scalar
+    /// coordinate, if the model declares any.
+    pub forces: Option<Vec<Id>>,
 }
 
 impl Model {
@@ -185,6 +191,7 @@ impl Model {
             nonholonomic: Vec::new(),
             momenta: Vec::new(),
             observables: Vec::new(),
+            forces: None,
         }
     }
 
@@ -255,6 +262,14 @@ impl Model {
             xi[off..off + block.len()].copy_from_slice(&block);
         }
         xi
+    }
+
+    /// The time variable of the `forces` block, if the model declares forces.
+    pub fn time_var(&self) -> Option<VarId> {
+        self.roles
+            .iter()
+            .position(|&r| r == Role::Time)
+            .map(|k| VarId(k as u32))
     }
 
     pub fn is_q(&self, v: VarId) -> bool {

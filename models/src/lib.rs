@@ -9,6 +9,7 @@
 extern crate livens_runtime as livens;
 
 mod chain;
+mod closed_loop;
 mod four_particles;
 mod mass_spring;
 mod nonholonomic;
@@ -19,6 +20,7 @@ mod spring_pendulum;
 mod top;
 
 pub use chain::Chain10;
+pub use closed_loop::ClosedLoop;
 pub use four_particles::FourParticles;
 pub use mass_spring::MassSpring;
 pub use nonholonomic::{Chaotic, NonholonomicParticle, Transmission};

@@ -48,6 +48,17 @@ pub trait Model<T: Real, const D: usize, const M: usize> {
         T::zero()
     }
 
+    /// Whether the model declares generalized forces (a `forces` block): its energy then
+    /// changes by their work, `Eⁿ⁺¹ − Eⁿ = h F·v^½` for the energy–momentum schemes that
+    /// take them.
+    const FORCED: bool = false;
+    /// The generalized forces `F(q, v, t)` of the `forces` block, one per coordinate;
+    /// zero for a model without.
+    fn forces(&self, t: T, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D> {
+        let _ = (t, q, v);
+        SVector::zeros()
+    }
+
     /// Names of the quantities the model's `observables` block declares (e.g. the
     /// energies of subsystems), in order; empty for a model without.
     const OBSERVABLES: &'static [&'static str] = &[];

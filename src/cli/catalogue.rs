@@ -31,6 +31,7 @@ catalogue! {
     "mass-spring" => MassSpring,
     "free-body" => FreeBody,
     "heavy-top" => HeavyTop,
+    "closed-loop" => ClosedLoop,
 }
 
 /// One scheme as the command names it: its marker type (with its stage count) and its
@@ -151,6 +152,8 @@ pub struct ModelInfo {
     pub nonholonomic: Vec<&'static str>,
     /// Parameter names and default values.
     pub parameters: Vec<(&'static str, f64)>,
+    /// Whether the model declares generalized forces ([`Model::FORCED`]).
+    pub forced: bool,
 }
 
 impl ModelInfo {
@@ -167,6 +170,7 @@ impl ModelInfo {
                 .iter()
                 .map(|&name| (name, model.parameter(name).unwrap_or(f64::NAN)))
                 .collect(),
+            forced: Mdl::FORCED,
         }
     }
 }

@@ -119,6 +119,14 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
             generalized.join(", ")
         );
     }
+    if info.forced {
+        let _ = writeln!(
+            out,
+            "the model is forced: ΔE subtracts the forces' work W = Σ h F(q^½, v^½, tⁿ + h/2)·v^½ \
+             (E − E⁰ = W for the energy–momentum schemes), and the momentum maps change by \
+             the forces' impulse"
+        );
+    }
     let _ = match info.momentum_maps.as_slice() {
         [] => writeln!(out, "ΔJ: the model declares no momentum map"),
         [one] => writeln!(out, "ΔJ = J − J⁰: drift of the momentum map {one}"),

@@ -23,8 +23,32 @@ pub fn check(
     quadratic_constraints(model, schemes, &mut errors);
     unconstrained_only(model, schemes, &mut errors);
     nonholonomic_schemes(model, schemes, &mut errors);
+    forced_schemes(model, schemes, &mut errors);
     symmetry::symmetries(model, quantities, &mut errors);
     errors.finish()
+}
+
+/// A scheme whose equations have no force term would integrate the unforced system.
+fn forced_schemes(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
+    if model.forces.is_none() {
+        return;
+    }
+    let takers: Vec<&str> = SchemeKind::all()
+        .filter(|k| k.takes_forces())
+        .map(SchemeKind::name)
+        .collect();
+    for req in schemes.iter().filter(|s| !s.kind.takes_forces()) {
+        // error: scheme `GglEm` does not take `forces` yet; …
+        errors.push(
+            req.span,
+            format!(
+                "scheme `{}` does not take `forces` yet: its equations have no force term; \
+                 the schemes that do are {}",
+                req.kind.name(),
+                takers.join(", ")
+            ),
+        );
+    }
 }
 
 /// A scheme for unconstrained models would silently ignore the constraints. The error

@@ -47,6 +47,7 @@ fn var_expr(model: &Model, v: VarId) -> TokenStream {
         }
         Role::Unknown(i) => idx("x", i),
         Role::Invariant(_) => unreachable!("invariants are substituted before emission"),
+        Role::Time => quote!(time),
         Role::SchemeParam(field) => {
             let (p, f) = (private(), format_ident!("{}", field));
             quote!(#p::c::<T>(scheme.#f()))

@@ -261,6 +261,19 @@ fn reported_quantities(model: &mut Model) -> TokenStream {
             }
         });
     }
+    if let Some(forces) = model.forces.clone() {
+        let (statements, values) = block(model, &forces);
+        let vector = svector(forces.len(), &values);
+        let body = quote!(#statements #vector);
+        out.extend(quote! {
+            const FORCED: bool = true;
+            #[inline]
+            fn forces(&self, time: T, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> #p::SVector<T, #dl> {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #body
+            }
+        });
+    }
     if !model.observables.is_empty() {
         let names: Vec<String> = model.observables.iter().map(|c| c.name.clone()).collect();
         let exprs: Vec<Id> = model.observables.iter().map(|c| c.expr).collect();

@@ -82,6 +82,9 @@ pub struct Lowerer<'a> {
     /// The declared invariants that depend on the velocities (`omega(q, q_dot)`), which
     /// count as velocities wherever only positions are allowed.
     pub velocity_invariants: Vec<VarId>,
+    /// The time variable, while lowering the `forces` block (the only place `t` means
+    /// something).
+    pub time: Option<Id>,
     /// The variables of the enclosing `sum`s and `for`s and their current values,
     /// innermost last.
     pub indices: Vec<(String, i64)>,
@@ -113,12 +116,15 @@ impl Lowerer<'_> {
                 return err(id.span(), format!("{what}, but mentions `{name}`; {hint}"));
             }
             if name == "t" {
-                // error: time `t` is not available yet ...
+                if let Some(time) = self.time {
+                    return Ok(Val::S(time));
+                }
+                // error: time `t` is available only in `forces` ...
                 return err(
                     id.span(),
                     format!(
-                        "time `t` is not available yet (explicit time dependence, as in \
-                         forces F(q, v, t), is planned); {}",
+                        "time `t` is available only in `forces` (generalized forces F(q, v, t)); \
+                         the energies and constraints of a model do not depend on time; {}",
                         self.names.declared()
                     ),
                 );
@@ -856,6 +862,17 @@ impl Lowerer<'_> {
                 }
                 Ok(Val::M(n, n, m))
             }
+            "min" | "max" => {
+                // A kink, not a smooth function: for loads switched on and off in time
+                // (`max(0.0, min(t, 1.0 - t))`), whose derivative in `t` no step needs.
+                arity(2)?;
+                let (a, b) = (scalar(&args[0])?, scalar(&args[1])?);
+                Ok(Val::S(if name == "min" {
+                    self.g.select_lt(a, b, a, b)
+                } else {
+                    self.g.select_lt(a, b, b, a)
+                }))
+            }
             "transpose" => {
                 arity(1)?;
                 match &args[0] {
@@ -884,6 +901,8 @@ impl Lowerer<'_> {
                     "vector",
                     "diag",
                     "powi",
+                    "min",
+                    "max",
                     "transpose",
                 ];
                 let all: Vec<&str> = builtins
@@ -907,8 +926,10 @@ impl Lowerer<'_> {
 /// The quaternion helpers of the Livens paper (spec 001 §1.5–1.6), on 4-vectors
 /// `(q₀, q⃗)`: `G(q)`, `E(q)` (3 × 4, eq. (35)), `Ql(q)`, `Qr(q)` (4 × 4, eq. (33)), `R(q)`
 /// (eq. (50)), `rotate(q, x) = R(q) x`, `omega(q, v) = 2 G(q) v` (convected angular
-/// velocity, eq. (43)), `omega_spatial(q, v) = 2 E(q) v`, `quat_mul(a, b) = a∘b` (28).
-const QUATERNION_FUNCTIONS: [&str; 9] = [
+/// velocity, eq. (43)), `omega_spatial(q, v) = 2 E(q) v`, `quat_mul(a, b) = a∘b` (28),
+/// `torque(q, tau) = 2 E(q)ᵀ τ`, the generalized force of a spatial torque `τ` (its power
+/// `τ·ω` with `ω = 2 E(q) q̇`, eq. (128)).
+const QUATERNION_FUNCTIONS: [&str; 10] = [
     "G",
     "E",
     "Ql",
@@ -918,6 +939,7 @@ const QUATERNION_FUNCTIONS: [&str; 9] = [
     "omega",
     "omega_spatial",
     "quat_mul",
+    "torque",
 ];
 
 impl Lowerer<'_> {
@@ -954,6 +976,13 @@ impl Lowerer<'_> {
                 let (q, x) = (quat(0)?, vector(1, 3, "a vector")?);
                 let r = quaternion::rotation_matrix(g, &q);
                 Val::V(quaternion::mat_vec(g, &r, &x))
+            }
+            "torque" => {
+                let (q, tau) = (quat(0)?, vector(1, 3, "a torque")?);
+                let e = quaternion::e_matrix(g, &q);
+                let two = g.constant(2.0);
+                let f = quaternion::mat_t_vec(g, &e, &tau);
+                Val::V(f.into_iter().map(|x| g.mul(two, x)).collect())
             }
             "omega" | "omega_spatial" => {
                 let (q, v) = (quat(0)?, vector(1, 4, "a quaternion velocity")?);

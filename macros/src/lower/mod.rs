@@ -14,7 +14,7 @@ pub use expr::cross;
 use expr::{symmetry, Lowerer, Scope, Val, MAX_REPEAT};
 use names::{report, Kind, Names, Sym};
 
-use crate::dsl::{CoordAst, ModelAst, ParamAst, SchemeAst};
+use crate::dsl::{CoordAst, ForceAst, ModelAst, ParamAst, SchemeAst};
 use crate::errors::Errors;
 use crate::ir::{
     Comparison, Constraint, Coord, CoordKind, Invariant, Model, Momentum, Param, Requirement, Role,
@@ -52,6 +52,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     );
 
     let velocities = model.v.clone();
+    let model_dim = model.dim();
     let name_span = model.name.span();
     let defaults: Vec<f64> = model.params.iter().map(|p| p.default).collect();
     let mut lw = Lowerer {
@@ -60,6 +61,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
         names,
         velocities,
         velocity_invariants: Vec::new(),
+        time: None,
         indices: Vec::new(),
     };
     let invariants = declare_invariants(&mut lw, &mut errors, &ast.invariants);
@@ -70,6 +72,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     let nonholonomic = constraints_linear_in_velocities(&mut lw, &mut errors, &ast.nonholonomic);
     let momenta = momenta(&mut lw, &mut errors, &ast.momentum);
     let observables = observables(&mut lw, &mut errors, &ast.observables);
+    let forces = forces(&mut lw, &mut errors, &ast.forces, model_dim);
     let schemes = schemes(&mut errors, &ast.schemes);
 
     errors.finish()?;
@@ -95,6 +98,8 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     exprs.extend(constraints.iter().map(|c| c.expr));
     exprs.extend(nonholonomic.iter().map(|c| c.expr));
     exprs.extend(observables.iter().map(|c| c.expr));
+    let n_forces = forces.as_ref().map_or(0, Vec::len);
+    exprs.extend(forces.iter().flatten());
     let expanded = model.graph.substitute(&exprs, &expand);
     model.lagrangian = expanded[0];
     model.potential = expanded[1];
@@ -106,8 +111,12 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
         .iter_mut()
         .chain(model.nonholonomic.iter_mut())
         .chain(model.observables.iter_mut());
-    for (c, &e) in declared.zip(&expanded[2..]) {
+    let n_declared = expanded.len() - 2 - n_forces;
+    for (c, &e) in declared.zip(&expanded[2..2 + n_declared]) {
         c.expr = e;
+    }
+    if forces.is_some() {
+        model.forces = Some(expanded[2 + n_declared..].to_vec());
     }
     model.invariants = invariants;
     model.momenta = momenta;
@@ -134,6 +143,7 @@ fn declare_params(
             names: Names::empty(),
             velocities: Vec::new(),
             velocity_invariants: Vec::new(),
+            time: None,
             indices: Vec::new(),
         };
         let scope = Scope::Constant(
@@ -750,6 +760,113 @@ fn constraint(
         }
     }
     true
+}
+
+/// The `forces` block: per entry, the generalized force on one coordinate (or one
+/// element of an array of coordinates), of that coordinate's shape, in `q`, `v` and the
+/// time `t` (a variable of its own, `Role::Time`); forces on the same coordinate add up.
+/// `None` without a block, else one entry per scalar coordinate (zero where no force
+/// acts).
+fn forces(
+    lw: &mut Lowerer,
+    errors: &mut Errors,
+    declared: &[ForceAst],
+    dim: usize,
+) -> Option<Vec<Id>> {
+    if declared.is_empty() {
+        return None;
+    }
+    let (_, time) = lw.new_var("t".to_string(), Role::Time);
+    lw.time = Some(time);
+    let zero = lw.g.zero();
+    let mut total = vec![zero; dim];
+    for force in declared {
+        match force_on(lw, force) {
+            Ok(entries) => {
+                for (i, f) in entries {
+                    total[i] = lw.g.add(total[i], f);
+                }
+            }
+            Err(e) => report(errors, e),
+        }
+    }
+    lw.time = None;
+    Some(total)
+}
+
+/// The entries `(coordinate index, force)` of one `forces` entry.
+fn force_on(lw: &mut Lowerer, force: &ForceAst) -> syn::Result<Vec<(usize, Id)>> {
+    let name = force.coord.to_string();
+    let target = match lw.names.env.get(&name) {
+        Some(Sym {
+            kind: Kind::Coord,
+            val,
+        }) => val.clone(),
+        _ => {
+            return Err(syn::Error::new(
+                force.coord.span(),
+                format!(
+                    "a force acts on a coordinate, and `{name}` is not one; {}",
+                    lw.names.declared()
+                ),
+            ))
+        }
+    };
+    let target = match (target, &force.index) {
+        (Val::A(items), Some(lit)) => {
+            let k = lit.base10_parse::<usize>()?;
+            items.get(k).cloned().ok_or_else(|| {
+                syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "`{name}` has {} elements; index {k} is out of range",
+                        items.len()
+                    ),
+                )
+            })?
+        }
+        (Val::A(items), None) => {
+            return Err(syn::Error::new(
+                force.coord.span(),
+                format!(
+                    "`{name}` is an array of {} coordinates; write the force on one element, \
+                     `{name}[0]: …`",
+                    items.len()
+                ),
+            ))
+        }
+        (_, Some(lit)) => {
+            return Err(syn::Error::new(
+                lit.span(),
+                format!("`{name}` is a single coordinate, not an array; remove the index"),
+            ))
+        }
+        (val, None) => val,
+    };
+    let value = lw.lower(&force.value, Scope::Any)?;
+    let (targets, values) = match (&target, value) {
+        (Val::S(q), Val::S(f)) => (vec![*q], vec![f]),
+        (Val::V(q), Val::V(f)) if q.len() == f.len() => (q.clone(), f),
+        (target, value) => {
+            // error: the force on `phi[0]` must be a 3-vector (the coordinate's shape), found a scalar
+            return Err(syn::Error::new_spanned(
+                &force.value,
+                format!(
+                    "the force on `{name}` must have the coordinate's shape, {}, found {}",
+                    target.shape(),
+                    value.shape()
+                ),
+            ));
+        }
+    };
+    let index = |q: Id| match lw.g.node(q) {
+        crate::sym::Node::Var(v) => match lw.roles[v.0 as usize] {
+            Role::Q(i) => i,
+            _ => unreachable!("coordinates are position variables"),
+        },
+        _ => unreachable!("coordinates are variables"),
+    };
+    Ok(targets.into_iter().map(index).zip(values).collect())
 }
 
 /// Momentum maps: `rotation(axis)` or `translation(axis)` with a constant axis.

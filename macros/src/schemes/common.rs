@@ -164,6 +164,11 @@ pub const GGL_INPUTS: &[Input] = &[
         source: "known.gamma",
     },
     Input {
+        name: "known_t",
+        size: InputSize::Scalar,
+        source: "known.t",
+    },
+    Input {
         name: "h",
         size: InputSize::Scalar,
         source: "h",
@@ -177,6 +182,8 @@ pub struct Known {
     pub p: Vec<Id>,
     pub lambda: Vec<Id>,
     pub gamma: Vec<Id>,
+    /// The time `tⁿ`.
+    pub t: Id,
     pub h: Id,
 }
 
@@ -208,13 +215,14 @@ impl Known {
         };
         let (q, v, p) = (take("known_q"), take("known_v"), take("known_p"));
         let (lambda, gamma) = (take("known_lambda"), take("known_gamma"));
-        let h = take("h")[0];
+        let (t, h) = (take("known_t")[0], take("h")[0]);
         Known {
             q,
             v,
             p,
             lambda,
             gamma,
+            t,
             h,
         }
     }
@@ -292,6 +300,20 @@ pub fn at(model: &mut Model, exprs: &[Id], at_q: &[Id], at_v: Option<&[Id]>) -> 
         map.extend(model.v.iter().copied().zip(at_v.iter().copied()));
     }
     model.graph.substitute(exprs, &map)
+}
+
+/// The generalized forces of the `forces` block at `(q, v)` and the time `tⁿ + θ h`
+/// (`None` for a model without forces).
+pub fn forces_at(model: &mut Model, k: &Known, q: &[Id], v: &[Id], theta: f64) -> Option<Vec<Id>> {
+    let forces = model.forces.clone()?;
+    let mut map: HashMap<VarId, Id> = model.q.iter().copied().zip(q.iter().copied()).collect();
+    map.extend(model.v.iter().copied().zip(v.iter().copied()));
+    if let Some(time) = model.time_var() {
+        let theta = model.graph.constant(theta);
+        let dt = model.graph.mul(theta, k.h);
+        map.insert(time, model.graph.add(k.t, dt));
+    }
+    Some(model.graph.substitute(&forces, &map))
 }
 
 /// A scheme coefficient: a number fixed by the scheme, or a field of the scheme value

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! (72a) 0 = q¹ − q⁰ − h v^½
-//! (72b) 0 = p¹ − p⁰ − h ∂̄_q T + h ∇̄V + h ∇̄gᵀ λ
+//! (72b) 0 = p¹ − p⁰ − h ∂̄_q T + h ∇̄V + h ∇̄gᵀ λ − h F(q^½, v^½, tⁿ + h/2)
 //! (72c) 0 = p^½ − ∂̄_v T
 //! (72d) 0 = g(q¹)
 //! ```
@@ -22,11 +22,13 @@
 //! `∂̄_v T = ½ (M(q⁰) + M(q¹)) v^½`, eq. (83), for a kinetic energy quadratic in `v`), the
 //! invariant-based discrete gradient `∇̄V` of the GGL schemes, and Gonzalez gradients
 //! `∇̄g` of the constraints (the midpoint gradient for degree ≤ 2). Directionality of
-//! every one makes the generalized energy `E = p·v − T + V` (eq. (74)) exact.
+//! every one makes the generalized energy `E = p·v − T + V` (eq. (74)) exact. The forces
+//! of a `forces` block enter (72b) at the midpoint in `q`, `v` and `t`, as in the
+//! authors' code for the closed loop (spec 001 §2.4, §3.5).
 //!
 //! `λ` has no time index: the state carries it as Newton's next starting point, `γ = 0`.
 use super::algebra::Algebra;
-use super::common::{at, Inputs, NextState, Setup, Template};
+use super::common::{at, forces_at, Inputs, NextState, Setup, Template};
 use super::discrete_gradient::{discrete_gradient_v, gonzalez_in, half_sum, invariant_groups};
 use crate::ir::Model;
 use crate::sym::{Id, VarId};
@@ -64,7 +66,15 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         } else {
             a.matrix(&dg).t() * &lambda
         };
+        // The forced system's (72b) (spec 001 §2.4, §3.5): `− h F(q^½, v^½, tⁿ + h/2)`,
+        // so that `Eⁿ⁺¹ − Eⁿ = h F·v^½` (§4 item 11).
+        let forces = a.call(|m| forces_at(m, k, &qm.ids, &vm.ids, 0.5).unwrap_or_default());
         let r2 = &p1 - &p0 - h * &a.vector(&dq_t) + h * (dv + dg_t_lambda);
+        let r2 = if forces.ids.is_empty() {
+            r2
+        } else {
+            r2 - h * forces
+        };
         // (72c)
         let r3 = &pm - &a.vector(&dv_t);
         // (72d)

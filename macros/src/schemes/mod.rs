@@ -243,6 +243,13 @@ impl SchemeKind {
         self.entry.constraints == ConstraintSupport::QuadraticHolonomic
     }
 
+    /// Whether the scheme's template adds the `forces` block's generalized forces (the
+    /// Livens family's, at the midpoint in `q`, `v` and `t`, spec 001 §2.4, §3.5). The
+    /// others would integrate the unforced system, so `check` refuses a forced model.
+    pub fn takes_forces(self) -> bool {
+        matches!(self.entry.name, "Eml" | "Mpl")
+    }
+
     /// Every scheme of the catalogue (stage counts left open).
     pub fn all() -> impl Iterator<Item = SchemeKind> {
         CATALOGUE.iter().map(|entry| SchemeKind {

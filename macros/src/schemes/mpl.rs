@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! (132) 0 = q¹ − q⁰ − h v^½
-//!       0 = p¹ − p⁰ − h ∂_q L(q^½, v^½) + h G(q^½)ᵀ λ
+//!       0 = p¹ − p⁰ − h ∂_q L(q^½, v^½) + h G(q^½)ᵀ λ − h F(q^½, v^½, tⁿ + h/2)
 //!       0 = p^½ − ∂_v L(q^½, v^½)
 //!       0 = g(q¹)
 //! ```
@@ -15,7 +15,7 @@
 //! preserving bilinear invariants, the momentum maps of linear symmetries, but not the
 //! energy.
 use super::algebra::Algebra;
-use super::common::{Inputs, NextState, Setup, Template};
+use super::common::{forces_at, Inputs, NextState, Setup, Template};
 use crate::ir::Model;
 
 /// The step equations.
@@ -46,7 +46,13 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         } else {
             a.matrix_at(&qs.jac, &qm).t() * &lambda
         };
+        let forces = a.call(|m| forces_at(m, k, &qm.ids, &vm.ids, 0.5).unwrap_or_default());
         let r2 = &p1 - &p0 - h * &dl_dq + h * gt_lambda;
+        let r2 = if forces.ids.is_empty() {
+            r2
+        } else {
+            r2 - h * forces
+        };
         let r3 = &pm - &dl_dv;
         let r4 = a.vector_at(&qs.g, &q1);
 
