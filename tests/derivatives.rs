@@ -724,6 +724,7 @@ where
         let mut t_dual = Tally::new("equations: jac vs dual ∂R/∂x", DUAL_TOL);
         let mut t_fd = Tally::new("equations: jac vs central differences of R", FD_TOL);
         let q1 = layout.iter().find(|b| b.name == "q1").map(|b| b.offset);
+        let theta = layout.iter().find(|b| b.name == "theta").map(|b| b.offset);
         let rng = &mut *self.rng;
         for i in 0..EQUATION_POINTS {
             let model = model_at::<F, D, M>(rng, i).to_dual();
@@ -739,6 +740,13 @@ where
             if let (Some(o), true) = (q1, small_increment) {
                 for k in 0..D {
                     x[o + k] = node.q[k].re + 1e-8 * rng.uniform(-1.0, 1.0);
+                }
+            }
+            // Null-EML's rotation vector near 0 takes the series branch of exp_S³ (both
+            // oracles apply: the series is smooth).
+            if let (Some(o), true) = (theta, i % 4 == 1) {
+                for k in 0..3 {
+                    x[o + k] = 1e-4 * rng.uniform(-1.0, 1.0);
                 }
             }
             let mut eval = |x: &[Dual64]| {

@@ -3,7 +3,7 @@
 mod symmetry;
 
 use crate::errors::Errors;
-use crate::ir::Model;
+use crate::ir::{CoordKind, Model, Role};
 use crate::quantities::{is_constant, Quantities};
 use crate::schemes::{SchemeKind, SchemeRequest};
 
@@ -24,8 +24,55 @@ pub fn check(
     unconstrained_only(model, schemes, &mut errors);
     nonholonomic_schemes(model, schemes, &mut errors);
     forced_schemes(model, schemes, &mut errors);
+    single_rigid_body(model, schemes, &mut errors);
     symmetry::symmetries(model, quantities, &mut errors);
     errors.finish()
+}
+
+/// Null-EML rotates the one quaternion of the model and drops the multiplier of its
+/// unit-norm constraint (spec 001 §2.6): the model must be that and nothing more. The
+/// constraint is recognised at points: `g(q) = c (q·q − 1)` for one `c ≠ 0`.
+fn single_rigid_body(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
+    let Some(req) = schemes.iter().find(|s| s.kind.needs_single_rigid_body()) else {
+        return;
+    };
+    let one_quaternion = matches!(model.coords.as_slice(), [c] if c.kind == CoordKind::Quat);
+    let unit = one_quaternion && model.constraints.len() == 1 && {
+        let g = model.constraints[0].expr;
+        let points = [
+            [0.3, -0.7, 0.2, 0.9],
+            [1.4, 0.1, -0.5, 0.2],
+            [-0.2, 0.6, 0.8, -1.1],
+        ];
+        let ratios: Vec<f64> = points
+            .iter()
+            .map(|q| {
+                let value = model.graph.eval(g, &|v| match model.role(v) {
+                    Role::Q(i) => q[i],
+                    Role::Param(k) => model.params[k].default,
+                    _ => f64::NAN,
+                });
+                value / (q.iter().map(|x| x * x).sum::<f64>() - 1.0)
+            })
+            .collect();
+        ratios[0].abs() > 1e-12
+            && ratios
+                .iter()
+                .all(|r| (r - ratios[0]).abs() <= 1e-12 * ratios[0].abs())
+    };
+    if !unit {
+        // error: scheme `NullEml` is for one rigid body …
+        errors.push(
+            req.span,
+            format!(
+                "scheme `{}` is for one rigid body: its update rotates the model's only \
+                 coordinate, a `Quat`, whose only constraint is its unit norm \
+                 (`holonomic {{ unit: 0.5 * (dot(q, q) - 1.0) }}`); use `Eml` or `Reml` for \
+                 other models",
+                req.kind.name()
+            ),
+        );
+    }
 }
 
 /// A scheme whose equations have no force term would integrate the unforced system.

@@ -85,6 +85,8 @@ pub struct Lowerer<'a> {
     /// The time variable, while lowering the `forces` block (the only place `t` means
     /// something).
     pub time: Option<Id>,
+    /// The kinetic energy as written, once lowered (`kinetic = …`).
+    pub kinetic: Option<Id>,
     /// The variables of the enclosing `sum`s and `for`s and their current values,
     /// innermost last.
     pub indices: Vec<(String, i64)>,

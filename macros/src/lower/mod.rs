@@ -62,6 +62,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
         velocities,
         velocity_invariants: Vec::new(),
         time: None,
+        kinetic: None,
         indices: Vec::new(),
     };
     let invariants = declare_invariants(&mut lw, &mut errors, &ast.invariants);
@@ -74,6 +75,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     let observables = observables(&mut lw, &mut errors, &ast.observables);
     let forces = forces(&mut lw, &mut errors, &ast.forces, model_dim);
     let schemes = schemes(&mut errors, &ast.schemes);
+    let kinetic = lw.kinetic;
 
     errors.finish()?;
     let Some(lagrangian) = lagrangian else {
@@ -92,7 +94,8 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     }
     let l0 = model.graph.substitute(&[lagrangian], &rest)[0];
     model.potential_raw = model.graph.neg(l0);
-    model.kinetic_raw = model.graph.add(lagrangian, model.potential_raw);
+    // The kinetic energy as written, or `L + V` for a model that declares its Lagrangian.
+    model.kinetic_raw = kinetic.unwrap_or_else(|| model.graph.add(lagrangian, model.potential_raw));
     let expand: HashMap<VarId, Id> = invariants.iter().map(|i| (i.var, i.expr)).collect();
     let mut exprs = vec![lagrangian, model.potential_raw];
     exprs.extend(constraints.iter().map(|c| c.expr));
@@ -144,6 +147,7 @@ fn declare_params(
             velocities: Vec::new(),
             velocity_invariants: Vec::new(),
             time: None,
+            kinetic: None,
             indices: Vec::new(),
         };
         let scope = Scope::Constant(
@@ -564,7 +568,10 @@ fn lagrangian(
                 Some((_, v)) => scalar_in(lw, errors, v, "the potential energy", positions),
                 None => Some(lw.g.zero()),
             };
-            t.zip(v).map(|(t, v)| lw.g.sub(t, v))
+            t.zip(v).map(|(t, v)| {
+                lw.kinetic = Some(t);
+                lw.g.sub(t, v)
+            })
         }
         (None, None, Some((span, _))) => {
             errors.push(

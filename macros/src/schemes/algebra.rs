@@ -12,7 +12,7 @@
 //! the same nodes, hence bit-identical generated code.
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ops::{Add, Mul, Neg, Sub};
+use std::ops::{Add, Div, Mul, Neg, Sub};
 
 use crate::ir::Model;
 use crate::sym::{Graph, Id, VarId};
@@ -225,6 +225,14 @@ impl<'a, 'm> Sub for Scalar<'a, 'm> {
     type Output = Scalar<'a, 'm>;
     fn sub(self, rhs: Self) -> Scalar<'a, 'm> {
         let id = self.alg.graph().sub(self.id, rhs.id);
+        Scalar { alg: self.alg, id }
+    }
+}
+
+impl<'a, 'm> Div for Scalar<'a, 'm> {
+    type Output = Scalar<'a, 'm>;
+    fn div(self, rhs: Self) -> Scalar<'a, 'm> {
+        let id = self.alg.graph().div(self.id, rhs.id);
         Scalar { alg: self.alg, id }
     }
 }

@@ -81,6 +81,17 @@ impl Template {
             let hv = model.graph.mul(k.h, k.v[i]);
             *g = model.graph.add(k.q[i], hv);
         }
+        Self::with_guesses(setup, residual, [guess, guess_extrapolated], next)
+    }
+
+    /// A template whose unknowns do not start with `q¹` (Null-EML's rotation vector):
+    /// its simple and extrapolated guesses given.
+    pub fn with_guesses(
+        setup: &Setup,
+        residual: Vec<Id>,
+        [guess, guess_extrapolated]: [Vec<Id>; 2],
+        next: NextState,
+    ) -> Self {
         Template {
             blocks: setup.blocks.clone(),
             unknowns: setup.vars.clone(),

@@ -27,7 +27,7 @@
 //! authors' code for the closed loop (spec 001 §2.4, §3.5).
 //!
 //! `λ` has no time index: the state carries it as Newton's next starting point, `γ = 0`.
-use super::algebra::Algebra;
+use super::algebra::{Algebra, Scalar, Vector};
 use super::common::{at, forces_at, Inputs, NextState, Setup, Template};
 use super::discrete_gradient::{discrete_gradient_v, gonzalez_in, half_sum, invariant_groups};
 use crate::ir::Model;
@@ -36,47 +36,22 @@ use crate::sym::{Id, VarId};
 /// The step equations.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let setup = Setup::new(model, inputs);
-    let Setup { k, qs, x, m, .. } = &setup;
+    let Setup { k, qs, x, .. } = &setup;
     let (q1, v1, p1, lambda) = (&x[0], &x[1], &x[2], &x[3]);
-    let (dq_t, dv_t) = partitioned_kinetic_gradients(model, &k.q, q1, &k.v, v1);
-    let dg: Vec<Vec<Id>> =
-        qs.g.iter()
-            .map(|&gk| {
-                let q = model.q.clone();
-                gonzalez_in(model, gk, &q, &k.q, q1)
-            })
-            .collect();
+    let derivs = derivatives(model, &setup, q1, v1, Some(lambda));
     let (residual, next) = {
         let a = Algebra::new(model);
         let (q0, v0, p0) = (a.vector(&k.q), a.vector(&k.v), a.vector(&k.p));
         let (q1, v1, p1, lambda) = (a.vector(q1), a.vector(v1), a.vector(p1), a.vector(lambda));
         let h = a.scalar(k.h);
-        let (qm, vm, pm) = (
-            a.midpoint(&q0, &q1),
-            a.midpoint(&v0, &v1),
-            a.midpoint(&p0, &p1),
-        );
+        let (vm, pm) = (a.midpoint(&v0, &v1), a.midpoint(&p0, &p1));
 
         // (72a)
         let r1 = &q1 - &q0 - h * &vm;
         // (72b)
-        let dv = a.call(|m| discrete_gradient_v(m, &qs.grad_v, &q0.ids, &q1.ids, &qm.ids));
-        let dg_t_lambda = if *m == 0 {
-            a.zeros(setup.d)
-        } else {
-            a.matrix(&dg).t() * &lambda
-        };
-        // The forced system's (72b) (spec 001 §2.4, §3.5): `− h F(q^½, v^½, tⁿ + h/2)`,
-        // so that `Eⁿ⁺¹ − Eⁿ = h F·v^½` (§4 item 11).
-        let forces = a.call(|m| forces_at(m, k, &qm.ids, &vm.ids, 0.5).unwrap_or_default());
-        let r2 = &p1 - &p0 - h * &a.vector(&dq_t) + h * (dv + dg_t_lambda);
-        let r2 = if forces.ids.is_empty() {
-            r2
-        } else {
-            r2 - h * forces
-        };
+        let r2 = derivs.momentum_balance(&a, &p1, &p0, h);
         // (72c)
-        let r3 = &pm - &a.vector(&dv_t);
+        let r3 = &pm - &a.vector(&derivs.dv_t);
         // (72d)
         let r4 = a.vector_at(&qs.g, &q1);
 
@@ -87,6 +62,78 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     };
     let guess = [k.q.clone(), k.v.clone(), k.p.clone(), k.lambda.clone()].concat();
     Template::new(model, &setup, residual, guess, next)
+}
+
+/// The discrete derivatives of a Livens step from the known `(q⁰, v⁰)` to `(q¹, v¹)`
+/// (expressions in the unknowns), shared by EML and its size-reduced forms.
+pub(super) struct Derivatives {
+    /// `∂̄_q T`.
+    pub dq_t: Vec<Id>,
+    /// `∂̄_v T`, the right-hand side of (72c).
+    pub dv_t: Vec<Id>,
+    /// `∇̄V + ∇̄gᵀ λ` (without `λ`, no constraint forces).
+    pub dv_g: Vec<Id>,
+    /// `F(q^½, v^½, tⁿ + h/2)` of a forced model (spec 001 §2.4, §3.5, so that
+    /// `Eⁿ⁺¹ − Eⁿ = h F·v^½`, §4 item 11).
+    pub forces: Option<Vec<Id>>,
+}
+
+impl Derivatives {
+    /// (72b)'s residual `p¹ − p⁰ − h ∂̄_q T + h (∇̄V + ∇̄gᵀ λ) − h F`.
+    pub fn momentum_balance<'a, 'm>(
+        &self,
+        a: &'a Algebra<'m>,
+        p1: &Vector<'a, 'm>,
+        p0: &Vector<'a, 'm>,
+        h: Scalar<'a, 'm>,
+    ) -> Vector<'a, 'm> {
+        let r = p1 - p0 - h * &a.vector(&self.dq_t) + h * a.vector(&self.dv_g);
+        match &self.forces {
+            Some(f) => r - h * a.vector(f),
+            None => r,
+        }
+    }
+}
+
+pub(super) fn derivatives(
+    model: &mut Model,
+    setup: &Setup,
+    q1: &[Id],
+    v1: &[Id],
+    lambda: Option<&[Id]>,
+) -> Derivatives {
+    let Setup { k, qs, .. } = setup;
+    let (dq_t, dv_t) = partitioned_kinetic_gradients(model, &k.q, q1, &k.v, v1);
+    let dg: Vec<Vec<Id>> = match lambda {
+        Some(lambda) if !lambda.is_empty() => {
+            qs.g.iter()
+                .map(|&gk| {
+                    let q = model.q.clone();
+                    gonzalez_in(model, gk, &q, &k.q, q1)
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    let a = Algebra::new(model);
+    let (q0, v0) = (a.vector(&k.q), a.vector(&k.v));
+    let (q1, v1) = (a.vector(q1), a.vector(v1));
+    let (qm, vm) = (a.midpoint(&q0, &q1), a.midpoint(&v0, &v1));
+    let dv = a.call(|m| discrete_gradient_v(m, &qs.grad_v, &q0.ids, &q1.ids, &qm.ids));
+    let dg_t_lambda = if dg.is_empty() {
+        a.zeros(setup.d)
+    } else {
+        a.matrix(&dg).t() * &a.vector(lambda.unwrap_or_default())
+    };
+    let dv_g = (dv + dg_t_lambda).ids;
+    let forces = a.call(|m| forces_at(m, k, &qm.ids, &vm.ids, 0.5).unwrap_or_default());
+    let forces = (!forces.ids.is_empty()).then_some(forces.ids);
+    Derivatives {
+        dq_t,
+        dv_t,
+        dv_g,
+        forces,
+    }
 }
 
 /// `(∂̄_q T, ∂̄_v T)`. The kinetic energy as written is split into additive terms:

@@ -10,7 +10,9 @@ mod ggl_em_g;
 mod ggl_theta;
 mod ggl_vi_s;
 mod mpl;
+mod null_eml;
 mod rattle;
+mod reml;
 mod shake;
 
 pub use common::{InputSize, Template, GGL_INPUTS};
@@ -248,6 +250,12 @@ impl SchemeKind {
     /// others would integrate the unforced system, so `check` refuses a forced model.
     pub fn takes_forces(self) -> bool {
         matches!(self.entry.name, "Eml" | "Mpl")
+    }
+
+    /// Whether the scheme is written for one rigid body in a unit quaternion (its update
+    /// is a rotation of the quaternion: Null-EML, spec 001 §2.6).
+    pub fn needs_single_rigid_body(self) -> bool {
+        self.entry.name == "NullEml"
     }
 
     /// Every scheme of the catalogue (stage counts left open).

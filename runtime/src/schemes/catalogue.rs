@@ -278,6 +278,62 @@ catalogue! {
         template: eml::template,
     }
 
+    /// REML, the size-reduced EML (Kinon, Betsch, "Conserving integration of multibody
+    /// systems with singular and non-constant mass matrix including quaternion-based
+    /// rigid body dynamics", Sect. 4.5, eqs. (101)–(103); spec 001 §2.5): EML with `v¹`
+    /// and `p¹` eliminated in closed form,
+    ///
+    /// ```text
+    /// (101) v¹ = (2/h)(q¹ − q⁰) − v⁰,   (102) p¹ = 2 ∂̄_v T − p⁰
+    /// (103) p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ,   0 = g(q¹)
+    /// ```
+    ///
+    /// Unknowns `(q¹, λ)`, `d + m`. The same trajectory and properties as EML.
+    Reml {
+        marker: unit,
+        label: "REML",
+        family: Ggl,
+        source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5",
+        equations: "(101)–(103)",
+        unknowns: [q1: d, lambda: m],
+        order: { q: 2, p: 2, multipliers: None },
+        energy: Exact,
+        symplectic: false,
+        requires: { mass: Any, constraints: Holonomic },
+        constraints_at_nodes: true,
+        note: "EML with `v¹`, `p¹` eliminated: the same steps; `g = 0` at nodes",
+        template: reml::template,
+    }
+
+    /// Null-EML, the discrete null-space form of EML for one rigid body in a unit
+    /// quaternion (Kinon, Betsch, "Conserving integration of multibody systems with
+    /// singular and non-constant mass matrix including quaternion-based rigid body
+    /// dynamics", Remark 4.11, eqs. (104)–(105); spec 001 §2.6): the update
+    /// `q¹ = exp_S³((0, ½ϑ)) ∘ q⁰` keeps the unit norm by construction, `v¹`, `p¹` as in
+    /// REML, and (72b) premultiplied by `G(q^½)` drops the multiplier:
+    ///
+    /// ```text
+    /// (104) 0 = G(q^½) (p¹ − p⁰ − h ∂̄_q T + h ∇̄V)
+    /// ```
+    ///
+    /// Unknown: the rotation vector `ϑ`, `d − m = 3`; `λ` is not computed (0 in the
+    /// state). Requires a model of one `Quat` coordinate with its unit-norm constraint.
+    NullEml {
+        marker: unit,
+        label: "Null-EML",
+        family: Ggl,
+        source: "Kinon, Betsch 2024, Remark 4.11; spec 001 §2.6",
+        equations: "(104)–(105)",
+        unknowns: [theta: d - m],
+        order: { q: 2, p: 2, multipliers: None },
+        energy: Exact,
+        symplectic: false,
+        requires: { mass: Any, constraints: Holonomic },
+        constraints_at_nodes: true,
+        note: "one rigid body, unknown the rotation `ϑ`; `g = 0` at nodes by construction; λ not computed",
+        template: null_eml::template,
+    }
+
     /// MPL, the midpoint rule from the Livens principle (Kinon, Betsch, "Conserving
     /// integration of multibody systems with singular and non-constant mass matrix
     /// including quaternion-based rigid body dynamics", App. B, Def. B.1; spec 001 §2.7):

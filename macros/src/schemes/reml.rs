@@ -1,0 +1,55 @@
+//! REML, the size-reduced EML (Kinon, Betsch, "Conserving integration of multibody
+//! systems with singular and non-constant mass matrix including quaternion-based rigid
+//! body dynamics", Sect. 4.5, eqs. (101)–(103); spec 001 §2.5): EML's (72a) and (72c)
+//! solved for `v¹` and `p¹` in closed form and substituted into (72b), leaving the
+//! unknowns `x = (q¹, λ)`:
+//!
+//! ```text
+//! (101) v¹ = (2/h)(q¹ − q⁰) − v⁰
+//! (102) p¹ = 2 ∂̄_v T(q⁰, q¹, v⁰, v¹) − p⁰
+//! (103) 0  = p¹ − p⁰ − h (∂̄_q T − ∇̄V − ∇̄gᵀ λ + F),   0 = g(q¹)
+//! ```
+//!
+//! with EML's discrete derivatives ([`super::eml`]): the same trajectory as EML (to
+//! round-off) with `d + m` unknowns instead of `3d + m`. The paper writes it for one rigid
+//! body; nothing in it is specific to one, so it takes any model EML takes.
+use super::algebra::Algebra;
+use super::common::{Inputs, NextState, Setup, Template};
+use super::eml::derivatives;
+use crate::ir::Model;
+use crate::sym::Id;
+
+/// The step equations.
+pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
+    let setup = Setup::new(model, inputs);
+    let Setup { k, qs, x, .. } = &setup;
+    let (q1, lambda) = (&x[0], &x[1]);
+    let v1 = velocity(model, &setup, q1);
+    let derivs = derivatives(model, &setup, q1, &v1, Some(lambda));
+    let (residual, next) = {
+        let a = Algebra::new(model);
+        let p0 = a.vector(&k.p);
+        let (q1, lambda) = (a.vector(q1), a.vector(lambda));
+        // (102)
+        let two = a.constant(2.0);
+        let p1 = two * &a.vector(&derivs.dv_t) - &p0;
+        // (103)
+        let r1 = derivs.momentum_balance(&a, &p1, &p0, a.scalar(k.h));
+        let r2 = a.vector_at(&qs.g, &q1);
+        let zero = a.constant(0.0).id;
+        let residual = [r1.ids, r2.ids].concat();
+        let next = NextState::without_gamma(q1.ids, v1.clone(), p1.ids, lambda.ids, zero);
+        (residual, next)
+    };
+    let guess = [k.q.clone(), k.lambda.clone()].concat();
+    Template::new(model, &setup, residual, guess, next)
+}
+
+/// (101): `v¹ = (2/h)(q¹ − q⁰) − v⁰`, EML's (72a) solved for `v¹`.
+pub(super) fn velocity(model: &mut Model, setup: &Setup, q1: &[Id]) -> Vec<Id> {
+    let k = &setup.k;
+    let a = Algebra::new(model);
+    let (q0, v0, q1) = (a.vector(&k.q), a.vector(&k.v), a.vector(q1));
+    let two_over_h = a.constant(2.0) / a.scalar(k.h);
+    (two_over_h * (&q1 - &q0) - &v0).ids
+}
