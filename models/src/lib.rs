@@ -16,6 +16,7 @@ mod pendulum;
 mod spherical_pendulum;
 mod spring_pendulum;
 mod top;
+mod torus;
 
 pub use chain::Chain10;
 pub use four_particles::FourParticles;
@@ -25,3 +26,4 @@ pub use pendulum::Pendulum3d;
 pub use spherical_pendulum::SphericalPendulum;
 pub use spring_pendulum::SpringPendulum;
 pub use top::LagrangeTop;
+pub use torus::ParticleOnTorus;

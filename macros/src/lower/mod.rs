@@ -87,6 +87,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     exprs.extend(nonholonomic.iter().map(|c| c.expr));
     exprs.extend(observables.iter().map(|c| c.expr));
     let expanded = model.graph.substitute(&exprs, &expand);
+    model.constraints_raw = constraints.iter().map(|c| c.expr).collect();
     model.lagrangian = expanded[0];
     model.potential = expanded[1];
     model.constraints = constraints;

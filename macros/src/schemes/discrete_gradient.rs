@@ -35,9 +35,30 @@ pub fn discrete_gradient_v(
     q1: &[Id],
     qm: &[Id],
 ) -> Vec<Id> {
+    let (groups, rest) = split_by_invariants(model, model.potential_raw);
+    if groups.is_empty() {
+        return coordinate_gradient(model, model.potential, grad_v, q0, q1, qm);
+    }
+    let rest_v = expanded_sum(model, rest);
+    let qv = model.q.clone();
+    let rest_grad = model.graph.gradient(rest_v, &qv);
+    let mut total = coordinate_gradient(model, rest_v, &rest_grad, q0, q1, qm);
+    for (uses, terms) in groups {
+        let w = model.graph.sum(terms);
+        let coefs = invariant_space_gradient(model, w, &uses, q0, q1);
+        add_along_invariants(model, &mut total, &uses, &coefs, qm);
+    }
+    total
+}
+
+/// Additive terms grouped by the invariants they use, and the other terms.
+pub(super) type Split = (BTreeMap<Vec<usize>, Vec<Id>>, Vec<Id>);
+
+/// The additive terms of `raw` (an expression in the coordinates and the declared
+/// invariants) written in invariants only, grouped by the set of invariants they use,
+/// and the other terms.
+pub(super) fn split_by_invariants(model: &Model, raw: Id) -> Split {
     let inv_vars: Vec<VarId> = model.invariants.iter().map(|i| i.var).collect();
-    let raw = model.potential_raw;
-    // Group the additive terms by the set of invariants they use.
     let mut groups: BTreeMap<Vec<usize>, Vec<Id>> = BTreeMap::new();
     let mut rest: Vec<Id> = Vec::new();
     for term in additive_terms(&model.graph, raw) {
@@ -51,30 +72,37 @@ pub fn discrete_gradient_v(
             groups.entry(uses).or_default().push(term);
         }
     }
-    if groups.is_empty() {
-        return coordinate_gradient(model, model.potential, grad_v, q0, q1, qm);
-    }
+    (groups, rest)
+}
+
+/// The sum of `terms` with the invariants replaced by their definitions: a function of
+/// the coordinates.
+pub(super) fn expanded_sum(model: &mut Model, terms: Vec<Id>) -> Id {
     let expand: HashMap<VarId, Id> = model.invariants.iter().map(|i| (i.var, i.expr)).collect();
-    let rest_sum = model.graph.sum(rest);
-    let rest_v = model.graph.substitute(&[rest_sum], &expand)[0];
+    let sum = model.graph.sum(terms);
+    model.graph.substitute(&[sum], &expand)[0]
+}
+
+/// `total += Σ_j coefs_j ∇π_{uses_j}(q^½)`: a discrete derivative in the invariants'
+/// space carried back to the coordinates. `∇π(q^½)·Δq = Δπ` exactly for a quadratic
+/// `π` (directionality), and `∇π·ξ_Q = 0` for every symmetry `ξ` (orthogonality).
+pub(super) fn add_along_invariants(
+    model: &mut Model,
+    total: &mut [Id],
+    uses: &[usize],
+    coefs: &[Id],
+    qm: &[Id],
+) {
     let qv = model.q.clone();
-    let rest_grad = model.graph.gradient(rest_v, &qv);
-    let mut total = coordinate_gradient(model, rest_v, &rest_grad, q0, q1, qm);
-    for (uses, terms) in groups {
-        let w = model.graph.sum(terms);
-        let coefs = invariant_space_gradient(model, w, &uses, q0, q1);
-        for (&k, c) in uses.iter().zip(coefs) {
-            // c · ∇π_k(q^½)
-            let expr = model.invariants[k].expr;
-            let grad = model.graph.gradient(expr, &qv);
-            let grad_m = at(model, &grad, qm, None);
-            for (t, gi) in total.iter_mut().zip(grad_m) {
-                let s = model.graph.mul(c, gi);
-                *t = model.graph.add(*t, s);
-            }
+    for (&k, &c) in uses.iter().zip(coefs) {
+        let expr = model.invariants[k].expr;
+        let grad = model.graph.gradient(expr, &qv);
+        let grad_m = at(model, &grad, qm, None);
+        for (t, gi) in total.iter_mut().zip(grad_m) {
+            let s = model.graph.mul(c, gi);
+            *t = model.graph.add(*t, s);
         }
     }
-    total
 }
 
 /// The terms of a sum (through `Add` nodes; a negated sum counts as one term).
@@ -168,7 +196,7 @@ fn gonzalez(g: &mut Graph, gm: &[Id], w0: Id, w1: Id, x0: &[Id], x1: &[Id]) -> V
 /// The discrete derivative of `w` (a function of the invariants `uses` only) with
 /// respect to each of them, between `q⁰` and `q¹`: the Greenspan quotient for one
 /// invariant (spec 000 eq. (126)), Gonzalez in the invariants' space for several.
-fn invariant_space_gradient(
+pub(super) fn invariant_space_gradient(
     model: &mut Model,
     w: Id,
     uses: &[usize],

@@ -21,12 +21,14 @@
 //! each the midpoint gradient where `T` has degree ≤ 2 in that argument (so
 //! `∂̄_v T = ½ (M(q⁰) + M(q¹)) v^½`, eq. (83), for a kinetic energy quadratic in `v`), the
 //! invariant-based discrete gradient `∇̄V` of the GGL schemes, and Gonzalez gradients
-//! `∇̄g` of the constraints (the midpoint gradient for degree ≤ 2). Directionality of
+//! `∇̄g` of the constraints (the midpoint gradient for degree ≤ 2; invariant-based for
+//! constraints written in declared invariants). Directionality of
 //! every one makes the generalized energy `E = p·v − T + V` (eq. (74)) exact.
 //!
 //! `λ` has no time index: the state carries it as Newton's next starting point, `γ = 0`.
 use super::algebra::Algebra;
 use super::common::{at, Inputs, NextState, Setup, Template};
+use super::constraint_gradient::constraint_gradients;
 use super::discrete_gradient::{discrete_gradient_v, gonzalez_in, half_sum};
 use crate::ir::Model;
 use crate::sym::Id;
@@ -37,13 +39,7 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let Setup { k, qs, x, m, .. } = &setup;
     let (q1, v1, p1, lambda) = (&x[0], &x[1], &x[2], &x[3]);
     let (dq_t, dv_t) = partitioned_kinetic_gradients(model, &k.q, q1, &k.v, v1);
-    let dg: Vec<Vec<Id>> =
-        qs.g.iter()
-            .map(|&gk| {
-                let q = model.q.clone();
-                gonzalez_in(model, gk, &q, &k.q, q1)
-            })
-            .collect();
+    let dg = constraint_gradients(model, &k.q, q1);
     let (residual, next) = {
         let a = Algebra::new(model);
         let (q0, v0, p0) = (a.vector(&k.q), a.vector(&k.v), a.vector(&k.p));
