@@ -2,7 +2,7 @@
 //! the four-particle system (spec 000), the spherical pendulum, the nonholonomic
 //! particle, the transmission and the chaotic system (spec 002), the spring pendulum in
 //! spherical coordinates and the mass–spring system with a singular mass matrix (spec
-//! 001), each with every scheme
+//! 001), and a particle on a torus (a quartic constraint), each with every scheme
 //! (and stage count) its `model!` declares (`pendulum/GglEm`, `top/GglViA`,
 //! `transmission/NonholonomicLobatto(3)`, ...). The list is read from
 //! the models' declarations ([`DeclaredSchemes`]), so a scheme a model declares is
@@ -27,8 +27,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use livens::prelude::*;
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{
-    Chaotic, FourParticles, LagrangeTop, MassSpring, NonholonomicParticle, Pendulum3d,
-    SphericalPendulum, SpringPendulum, Transmission,
+    Chaotic, FourParticles, LagrangeTop, MassSpring, NonholonomicParticle, ParticleOnTorus,
+    Pendulum3d, SphericalPendulum, SpringPendulum, Transmission,
 };
 
 /// Steps after which the integrator restarts from the initial state.
@@ -170,6 +170,7 @@ bench_model! {
     chaotic => Chaotic,
     spring_pendulum => SpringPendulum,
     mass_spring => MassSpring,
+    torus => ParticleOnTorus,
 }
 
 /// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`.
@@ -189,6 +190,6 @@ criterion_group! {
     name = benches;
     config = config();
     targets = pendulum, top, four_particles, spherical_pendulum, nonholonomic_particle,
-        transmission, chaotic, spring_pendulum, mass_spring
+        transmission, chaotic, spring_pendulum, mass_spring, torus
 }
 criterion_main!(benches);

@@ -29,6 +29,7 @@ catalogue! {
     "chaotic" => Chaotic,
     "spring-pendulum" => SpringPendulum,
     "mass-spring" => MassSpring,
+    "torus" => ParticleOnTorus,
 }
 
 /// One scheme as the command names it: its marker type (with its stage count) and its
