@@ -2,7 +2,7 @@
 //! the four-particle system (spec 000), the spherical pendulum, the nonholonomic
 //! particle, the transmission and the chaotic system (spec 002), the spring pendulum in
 //! spherical coordinates and the mass–spring system with a singular mass matrix (spec
-//! 001), each with every scheme
+//! 001), and a particle on a torus (a quartic constraint), each with every scheme
 //! (and stage count) its `model!` declares (`pendulum/GglEm`, `top/GglViA`,
 //! `transmission/NonholonomicLobatto(3)`, ...). The list is read from
 //! the models' declarations ([`DeclaredSchemes`]), so a scheme a model declares is
@@ -30,7 +30,8 @@ use livens::prelude::*;
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{
     Chaotic, ClosedLoop, FourParticles, FreeBody, HeavyTop, LagrangeTop, MassSpring,
-    NonholonomicParticle, Pendulum3d, SphericalPendulum, SpringPendulum, Transmission,
+    NonholonomicParticle, ParticleOnTorus, Pendulum3d, SphericalPendulum, SpringPendulum,
+    Transmission,
 };
 
 /// Most steps after which the integrator restarts from the initial state.
@@ -188,6 +189,7 @@ bench_model! {
     free_body => FreeBody,
     heavy_top => HeavyTop,
     closed_loop => ClosedLoop,
+    torus => ParticleOnTorus,
 }
 
 /// Criterion's defaults, or the short CI profile with `LIVENS_BENCH_QUICK=1`.
@@ -208,6 +210,6 @@ criterion_group! {
     config = config();
     targets = pendulum, top, four_particles, spherical_pendulum, nonholonomic_particle,
         transmission, chaotic, spring_pendulum, mass_spring, free_body, heavy_top,
-        closed_loop
+        closed_loop, torus
 }
 criterion_main!(benches);

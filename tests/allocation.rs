@@ -16,7 +16,8 @@ use livens::prelude::*;
 use livens::solve::{Boxed, Inline, Storage};
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{
-    HeavyTop, LagrangeTop, MassSpring, Pendulum3d, SphericalPendulum, SpringPendulum,
+    HeavyTop, LagrangeTop, MassSpring, ParticleOnTorus, Pendulum3d, SphericalPendulum,
+    SpringPendulum,
 };
 
 struct CountingAllocator;
@@ -212,6 +213,17 @@ fn every_scheme_of_the_spherical_pendulum_allocates_nothing() {
     let node = model.initial_state().unwrap();
     let checked = every_declared_scheme(model, SphericalPendulum::DEFAULT_STEP, node);
     for scheme in ["HolonomicLobatto", "Rattle", "Shake"] {
+        assert!(checked.iter().any(|s| s == scheme), "{scheme}: {checked:?}");
+    }
+}
+
+/// The discrete gradients of a quartic constraint (Gonzalez in the invariants' space).
+#[test]
+fn every_scheme_of_the_torus_allocates_nothing() {
+    let model = ParticleOnTorus::new();
+    let node = model.initial_state().unwrap();
+    let checked = every_declared_scheme(model, ParticleOnTorus::DEFAULT_STEP, node);
+    for scheme in ["GglEm", "GglEmG", "Eml"] {
         assert!(checked.iter().any(|s| s == scheme), "{scheme}: {checked:?}");
     }
 }

@@ -104,7 +104,6 @@ fn row(e: &Entry) -> String {
     let constraints = match e.requires.constraints {
         ConstraintSupport::Unconstrained => "no constraints",
         ConstraintSupport::Holonomic => "holonomic g",
-        ConstraintSupport::QuadraticHolonomic => "holonomic g of degree ≤ 2",
         ConstraintSupport::Nonholonomic => "nonholonomic A(q) v",
     };
     format!(

@@ -31,7 +31,9 @@ use livens::{
     DeclaredSchemes, DiscreteSystem, FromNode, GglState, Model, SMatrix, SVector, SchemeInfo,
     SchemeVisitor, Step,
 };
-use livens_models::{ClosedLoop, FourParticles, FreeBody, HeavyTop, LagrangeTop, Pendulum3d};
+use livens_models::{
+    ClosedLoop, FourParticles, FreeBody, HeavyTop, LagrangeTop, ParticleOnTorus, Pendulum3d,
+};
 use num_dual::{Dual64, HyperDual64};
 
 /// Random points per model and per scheme.
@@ -165,6 +167,8 @@ fixture!(
     2,
     [m1, m2, m3, m4, k13, k24, l13, l24, l12, l34]
 );
+
+fixture!(ParticleOnTorus, 3, 1, [m, g, big_r, small_r]);
 
 /// The model of point `i`: declared parameters, or perturbed ones for every third point.
 fn model_at<F: Fixture<D, M>, const D: usize, const M: usize>(rng: &mut Rng, i: usize) -> F {
@@ -556,6 +560,11 @@ fn four_particles_model_functions() {
 }
 
 #[test]
+fn torus_model_functions() {
+    model_functions::<ParticleOnTorus<f64>, 3, 1>(0x5EED_0020);
+}
+
+#[test]
 fn lagrange_top_model_functions() {
     model_functions::<LagrangeTop<f64>, 12, 9>(0x5EED_0002);
 }
@@ -857,6 +866,16 @@ declared_scheme_equations!(
     9,
     0x5EED_000C,
     theta
+);
+// A quartic constraint in declared invariants: EM, EM-G and EML with the invariant-based
+// discrete derivatives of `g` and `G M⁻¹ p` (Gonzalez in the invariants' space), whose
+// small-increment branch every fourth point takes (`q¹` within 1e-8 of `q⁰`).
+declared_scheme_equations!(
+    torus_declared_scheme_equations,
+    ParticleOnTorus<f64>,
+    3,
+    1,
+    0x5EED_0021
 );
 // The assembled family (Lobatto IIIA–IIIB, s = 2 and 3) on a configuration-dependent
 // mass matrix.

@@ -279,6 +279,8 @@ struct BodyRun<const K: usize> {
     momenta: Vec<SVector<f64, K>>,
     unit: f64,
     qv: f64,
+    /// `max|q^½·v^½|`, the velocity constraint at the midpoints (Remark 4.8, eq. (94)).
+    qv_mid: f64,
     last: GglState<f64, 4, 1>,
 }
 
@@ -297,6 +299,7 @@ impl<const K: usize> BodyRun<K> {
             momenta: Vec::new(),
             unit: 0.0,
             qv: 0.0,
+            qv_mid: 0.0,
             last: start,
         };
         let record = |run: &mut Self, s: &GglState<f64, 4, 1>| {
@@ -307,6 +310,8 @@ impl<const K: usize> BodyRun<K> {
             run.momenta.push(model.momentum_maps(&s.q, &s.p));
             run.unit = run.unit.max(model.constraints(&s.q)[0].abs());
             run.qv = run.qv.max(s.q.dot(&s.v).abs());
+            let (qm, vm) = ((run.last.q + s.q) / 2.0, (run.last.v + s.v) / 2.0);
+            run.qv_mid = run.qv_mid.max(qm.dot(&vm).abs());
             run.last = *s;
         };
         record(&mut run, &start);
@@ -392,6 +397,9 @@ fn free_body_energy_and_angular_momentum() {
     // §4 C item 14: T + V is not constant (557), and the nodal q·v (5.06).
     assert!((BodyRun::<3>::range(&eml.total) / 557.0 - 1.0).abs() < 0.01);
     assert!((eml.qv / 5.06 - 1.0).abs() < 0.01, "{}", eml.qv);
+    // §4 B item 9 (Remark 4.8): the velocity constraint holds at the midpoints, eq. (94).
+    println!("EML max|q^½·v^½| {:.1e}", eml.qv_mid);
+    assert!(eml.qv_mid <= 1e-12, "{}", eml.qv_mid);
     let want = [0.88931, 0.34486, 0.00978, -0.30017];
     assert!(eml
         .last
@@ -590,5 +598,45 @@ fn reml_and_null_eml_follow_eml() {
         assert!(BodyRun::<3>::max_step(&run.energy) <= 1e-12 * 2500.0);
         assert!(run.momentum_step() <= 1e-12 * l_scale);
         assert!(run.unit <= 1e-15);
+    }
+}
+
+/// Spec 001 §4 A item 2 on the generated mass matrix of the free body: `M̃₄ = 4 GᵀJ₀G`
+/// has rank 3 with `M̃₄ q = 0`, and `½ v·M̃₄ v = ½ Ω·J₀Ω` with `Ω = 2 G(q) v`, at
+/// pseudo-random (not unit) `q` and `v`; `M̃₄ + 2 tr(J₀) q qᵀ` is regular for unit `q`
+/// (eq. (140), the augmented matrix of App. D).
+#[test]
+fn quaternion_mass_matrix_identities() {
+    let model = FreeBody::new();
+    let (j, trace) = ([6.0, 8.0, 3.0], 17.0);
+    let mut seed = 0x5EED_u64;
+    let mut uniform = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    for _ in 0..20 {
+        let q = SVector::<f64, 4>::from_fn(|_, _| uniform());
+        let v = SVector::<f64, 4>::from_fn(|_, _| uniform());
+        let m = model.mass_matrix(&q, &v);
+        let scale = m.amax();
+        assert!((m * q).amax() <= 1e-14 * scale * q.norm());
+        let singular = m.singular_values();
+        let rank = singular.iter().filter(|&&s| s > 1e-12 * scale).count();
+        assert_eq!(rank, 3, "{singular}");
+        // Ω = 2 G(q) v, G(q) = [−q⃗, q₀ I − hat(q⃗)].
+        let (q0, qv) = (q[0], q.fixed_rows::<3>(1).into_owned());
+        let vv = v.fixed_rows::<3>(1).into_owned();
+        let omega = 2.0 * (-v[0] * qv + q0 * vv - qv.cross(&vv));
+        let t_omega: f64 = (0..3).map(|i| 0.5 * j[i] * omega[i] * omega[i]).sum();
+        let t_v = 0.5 * v.dot(&(m * v));
+        assert!(
+            (t_v - t_omega).abs() <= 1e-14 * t_omega.abs().max(1.0),
+            "{t_v} {t_omega}"
+        );
+        let unit = q / q.norm();
+        let augmented = model.mass_matrix(&unit, &v) + 2.0 * trace * unit * unit.transpose();
+        assert!(augmented.determinant().abs() > 1e-6, "{augmented}");
     }
 }

@@ -22,8 +22,8 @@ pub enum Role {
     /// Step templates: the `i`-th unknown of the step equations.
     Unknown(usize),
     /// A declared invariant `π_k`, by index into [`Model::invariants`]. Only the
-    /// potential as written (`potential_raw`) contains these; everything emitted has
-    /// them substituted by their definitions.
+    /// potential and the constraints as written (`potential_raw`, `constraints_raw`)
+    /// contain these; everything emitted has them substituted by their definitions.
     Invariant(usize),
     /// Step templates: an `f64` field of the scheme value (`theta`, `vartheta`).
     SchemeParam(&'static str),
@@ -153,6 +153,9 @@ pub struct Model {
     pub kinetic_raw: Id,
     pub invariants: Vec<Invariant>,
     pub constraints: Vec<Constraint>,
+    /// The holonomic constraints as written, in the coordinates and the invariant
+    /// variables (as `potential_raw`), for their invariant-based discrete gradients.
+    pub constraints_raw: Vec<Id>,
     /// Nonholonomic constraints `A(q)·v = 0` (checked linear in the velocities when
     /// lowered), in declaration order.
     pub nonholonomic: Vec<Constraint>,
@@ -188,6 +191,7 @@ impl Model {
             kinetic_raw: Id::default(),
             invariants: Vec::new(),
             constraints: Vec::new(),
+            constraints_raw: Vec::new(),
             nonholonomic: Vec::new(),
             momenta: Vec::new(),
             observables: Vec::new(),

@@ -74,8 +74,8 @@ use proc_macro::TokenStream;
 ///
 /// Every mistake is a compile error on the offending token: unknown names (with a
 /// suggestion), shape mismatches, velocities in holonomic constraints, a scheme the
-/// model cannot support (a non-constant mass matrix, non-quadratic constraints for
-/// `GglEm`), malformed blocks. `tests/ui/` pins each message.
+/// model cannot support (a non-constant mass matrix for `GglEm`, holonomic constraints
+/// for an unconstrained scheme), malformed blocks. `tests/ui/` pins each message.
 ///
 /// # Growing the grammar
 ///

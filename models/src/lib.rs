@@ -18,6 +18,7 @@ mod rigid_body;
 mod spherical_pendulum;
 mod spring_pendulum;
 mod top;
+mod torus;
 
 pub use chain::Chain10;
 pub use closed_loop::ClosedLoop;
@@ -29,3 +30,4 @@ pub use rigid_body::{FreeBody, FreeBodyGeneric, HeavyTop};
 pub use spherical_pendulum::SphericalPendulum;
 pub use spring_pendulum::SpringPendulum;
 pub use top::LagrangeTop;
+pub use torus::ParticleOnTorus;

@@ -32,6 +32,7 @@ catalogue! {
     "free-body" => FreeBody,
     "heavy-top" => HeavyTop,
     "closed-loop" => ClosedLoop,
+    "torus" => ParticleOnTorus,
 }
 
 /// One scheme as the command names it: its marker type (with its stage count) and its

@@ -20,7 +20,6 @@ pub fn check(
     degenerate_constraints(model, &mut errors);
     quadratic_invariants(model, &mut errors);
     constant_mass_matrix(model, quantities, schemes, &mut errors);
-    quadratic_constraints(model, schemes, &mut errors);
     unconstrained_only(model, schemes, &mut errors);
     nonholonomic_schemes(model, schemes, &mut errors);
     forced_schemes(model, schemes, &mut errors);
@@ -348,47 +347,4 @@ fn positive_definite(model: &Model, mass: &[Vec<crate::sym::Id>]) -> Result<(), 
         }
     }
     Ok(())
-}
-
-/// EM uses the midpoint Jacobian `G(q^½)` as the discrete derivative of `g` (spec 000
-/// §2.6), exact only for constraints of degree ≤ 2.
-fn quadratic_constraints(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
-    let Some(req) = schemes
-        .iter()
-        .find(|s| s.kind.needs_quadratic_constraints())
-    else {
-        return;
-    };
-    let is_q = |v| model.is_q(v);
-    let alternative = SchemeKind::all()
-        .find(|k| !k.needs_quadratic_constraints() && k.supports_constraints())
-        .map_or_else(String::new, |k| {
-            format!(
-                ", or use a scheme without this restriction, such as `{}` ({CATALOGUE_HINT})",
-                k.name()
-            )
-        });
-    // A vector constraint is one per component: report it once.
-    let mut reported = std::collections::HashSet::new();
-    for c in &model.constraints {
-        let deg = model.graph.degree(c.expr, &is_q);
-        let base = c.name.split('.').next().unwrap_or_default();
-        let quadratic = deg.is_some_and(|d| d <= 2);
-        if !quadratic && reported.insert(base) {
-            let what = deg.map_or_else(
-                || "is not a polynomial".to_string(),
-                |d| format!("has degree {d}"),
-            );
-            errors.push(
-                c.span,
-                format!(
-                    "scheme `{}` needs holonomic constraints of degree ≤ 2 in the coordinates \
-                     (their discrete gradient is then the midpoint gradient); `{}` {what}; \
-                     rewrite it as a quadratic (with redundant coordinates if needed){alternative}",
-                    req.kind.name(),
-                    c.name
-                ),
-            );
-        }
-    }
 }

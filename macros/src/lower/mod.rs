@@ -104,6 +104,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     let n_forces = forces.as_ref().map_or(0, Vec::len);
     exprs.extend(forces.iter().flatten());
     let expanded = model.graph.substitute(&exprs, &expand);
+    model.constraints_raw = constraints.iter().map(|c| c.expr).collect();
     model.lagrangian = expanded[0];
     model.potential = expanded[1];
     model.constraints = constraints;

@@ -35,34 +35,29 @@ pub fn discrete_gradient_v(
     q1: &[Id],
     qm: &[Id],
 ) -> Vec<Id> {
-    let (rest_v, groups) = invariant_groups(model, model.potential_raw);
+    let (groups, rest) = split_by_invariants(model, model.potential_raw);
     if groups.is_empty() {
         return coordinate_gradient(model, model.potential, grad_v, q0, q1, qm);
     }
+    let rest_v = expanded_sum(model, rest);
     let qv = model.q.clone();
     let rest_grad = model.graph.gradient(rest_v, &qv);
     let mut total = coordinate_gradient(model, rest_v, &rest_grad, q0, q1, qm);
-    for (uses, w) in groups {
+    for (uses, terms) in groups {
+        let w = model.graph.sum(terms);
         let coefs = invariant_space_gradient(model, w, &uses, q0, q1);
-        for (&k, c) in uses.iter().zip(coefs) {
-            // c · ∇π_k(q^½)
-            let expr = model.invariants[k].expr;
-            let grad = model.graph.gradient(expr, &qv);
-            let grad_m = at(model, &grad, qm, None);
-            for (t, gi) in total.iter_mut().zip(grad_m) {
-                let s = model.graph.mul(c, gi);
-                *t = model.graph.add(*t, s);
-            }
-        }
+        add_along_invariants(model, &mut total, &uses, &coefs, qm);
     }
     total
 }
 
-/// `raw` (an energy as written, in the coordinates, velocities and invariant variables)
-/// split into its additive terms in declared invariants only, summed per set of
-/// invariants they use (by index into `model.invariants`), and the sum of the other
-/// terms with the invariants expanded.
-pub fn invariant_groups(model: &mut Model, raw: Id) -> (Id, Vec<(Vec<usize>, Id)>) {
+/// Additive terms grouped by the invariants they use, and the other terms.
+pub(super) type Split = (BTreeMap<Vec<usize>, Vec<Id>>, Vec<Id>);
+
+/// The additive terms of `raw` (an expression in the coordinates and the declared
+/// invariants) written in invariants only, grouped by the set of invariants they use,
+/// and the other terms.
+pub(super) fn split_by_invariants(model: &Model, raw: Id) -> Split {
     let inv_vars: Vec<VarId> = model.invariants.iter().map(|i| i.var).collect();
     let mut groups: BTreeMap<Vec<usize>, Vec<Id>> = BTreeMap::new();
     let mut rest: Vec<Id> = Vec::new();
@@ -70,6 +65,8 @@ pub fn invariant_groups(model: &mut Model, raw: Id) -> (Id, Vec<(Vec<usize>, Id)
         let uses: Vec<usize> = (0..inv_vars.len())
             .filter(|&k| model.graph.depends_on(term, inv_vars[k]))
             .collect();
+        // A term in the coordinates or velocities themselves is not one of the
+        // invariants' (velocities occur in a kinetic energy only).
         let direct = model
             .graph
             .depends_on_any(term, |v| model.is_q(v) || model.is_v(v));
@@ -79,9 +76,43 @@ pub fn invariant_groups(model: &mut Model, raw: Id) -> (Id, Vec<(Vec<usize>, Id)
             groups.entry(uses).or_default().push(term);
         }
     }
+    (groups, rest)
+}
+
+/// The sum of `terms` with the invariants replaced by their definitions: a function of
+/// the coordinates.
+pub(super) fn expanded_sum(model: &mut Model, terms: Vec<Id>) -> Id {
     let expand: HashMap<VarId, Id> = model.invariants.iter().map(|i| (i.var, i.expr)).collect();
-    let rest_sum = model.graph.sum(rest);
-    let rest = model.graph.substitute(&[rest_sum], &expand)[0];
+    let sum = model.graph.sum(terms);
+    model.graph.substitute(&[sum], &expand)[0]
+}
+
+/// `total += Σ_j coefs_j ∇π_{uses_j}(q^½)`: a discrete derivative in the invariants'
+/// space carried back to the coordinates. `∇π(q^½)·Δq = Δπ` exactly for a quadratic
+/// `π` (directionality), and `∇π·ξ_Q = 0` for every symmetry `ξ` (orthogonality).
+pub(super) fn add_along_invariants(
+    model: &mut Model,
+    total: &mut [Id],
+    uses: &[usize],
+    coefs: &[Id],
+    qm: &[Id],
+) {
+    let qv = model.q.clone();
+    for (&k, &c) in uses.iter().zip(coefs) {
+        let expr = model.invariants[k].expr;
+        let grad = model.graph.gradient(expr, &qv);
+        let grad_m = at(model, &grad, qm, None);
+        for (t, gi) in total.iter_mut().zip(grad_m) {
+            let s = model.graph.mul(c, gi);
+            *t = model.graph.add(*t, s);
+        }
+    }
+}
+
+/// [`split_by_invariants`] with each group summed and the other terms' sum expanded.
+pub fn invariant_groups(model: &mut Model, raw: Id) -> (Id, Vec<(Vec<usize>, Id)>) {
+    let (groups, rest) = split_by_invariants(model, raw);
+    let rest = expanded_sum(model, rest);
     let groups = groups
         .into_iter()
         .map(|(uses, terms)| (uses, model.graph.sum(terms)))
@@ -180,7 +211,7 @@ fn gonzalez(g: &mut Graph, gm: &[Id], w0: Id, w1: Id, x0: &[Id], x1: &[Id]) -> V
 /// The discrete derivative of `w` (a function of the invariants `uses` only) with
 /// respect to each of them, between `q⁰` and `q¹`: the Greenspan quotient for one
 /// invariant (spec 000 eq. (126)), Gonzalez in the invariants' space for several.
-fn invariant_space_gradient(
+pub(super) fn invariant_space_gradient(
     model: &mut Model,
     w: Id,
     uses: &[usize],

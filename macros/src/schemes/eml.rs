@@ -21,14 +21,16 @@
 //! each the midpoint gradient where `T` has degree ≤ 2 in that argument (so
 //! `∂̄_v T = ½ (M(q⁰) + M(q¹)) v^½`, eq. (83), for a kinetic energy quadratic in `v`), the
 //! invariant-based discrete gradient `∇̄V` of the GGL schemes, and Gonzalez gradients
-//! `∇̄g` of the constraints (the midpoint gradient for degree ≤ 2). Directionality of
-//! every one makes the generalized energy `E = p·v − T + V` (eq. (74)) exact. The forces
-//! of a `forces` block enter (72b) at the midpoint in `q`, `v` and `t`, as in the
-//! authors' code for the closed loop (spec 001 §2.4, §3.5).
+//! `∇̄g` of the constraints (the midpoint gradient for degree ≤ 2; invariant-based for
+//! constraints written in declared invariants). Directionality of every one makes the
+//! generalized energy `E = p·v − T + V` (eq. (74)) exact. The forces of a `forces` block
+//! enter (72b) at the midpoint in `q`, `v` and `t`, as in the authors' code for the
+//! closed loop (spec 001 §2.4, §3.5).
 //!
 //! `λ` has no time index: the state carries it as Newton's next starting point, `γ = 0`.
 use super::algebra::{Algebra, Scalar, Vector};
 use super::common::{at, forces_at, Inputs, NextState, Setup, Template};
+use super::constraint_gradient::constraint_gradients;
 use super::discrete_gradient::{discrete_gradient_v, gonzalez_in, half_sum, invariant_groups};
 use crate::ir::Model;
 use crate::sym::{Id, VarId};
@@ -105,14 +107,7 @@ pub(super) fn derivatives(
     let Setup { k, qs, .. } = setup;
     let (dq_t, dv_t) = partitioned_kinetic_gradients(model, &k.q, q1, &k.v, v1);
     let dg: Vec<Vec<Id>> = match lambda {
-        Some(lambda) if !lambda.is_empty() => {
-            qs.g.iter()
-                .map(|&gk| {
-                    let q = model.q.clone();
-                    gonzalez_in(model, gk, &q, &k.q, q1)
-                })
-                .collect()
-        }
+        Some(lambda) if !lambda.is_empty() => constraint_gradients(model, &k.q, q1),
         _ => Vec::new(),
     };
     let a = Algebra::new(model);

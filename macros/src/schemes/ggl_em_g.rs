@@ -8,11 +8,14 @@
 //! 0 = g(q¹)
 //! ```
 //!
-//! `𝖣g = G(q^½)` for constraints of degree ≤ 2; `𝖣V` as for EM. Energy and momentum maps
+//! `𝖣g = G(q^½)` for constraints of degree ≤ 2 in the coordinates, otherwise the
+//! discrete gradient of `constraint_gradient` (Gonzalez, or invariant-based for
+//! constraints written in declared invariants); `𝖣V` as for EM. Energy and momentum maps
 //! are conserved and `g` holds at the nodes; the secondary constraint `G M⁻¹ p = 0` is not
 //! enforced. The new state has `v = M⁻¹ p¹` and `γ = 0`.
 use super::algebra::Algebra;
 use super::common::{Inputs, NextState, Setup, Template};
+use super::constraint_gradient::{constraint_gradients, midpoint_exact};
 use super::discrete_gradient::discrete_gradient_v;
 use crate::ir::Model;
 
@@ -20,6 +23,8 @@ use crate::ir::Model;
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, minv, x, .. } = &setup;
+    // The paper's case keeps the midpoint Jacobian; any other constraints get theirs.
+    let dg = (!midpoint_exact(model)).then(|| constraint_gradients(model, &k.q, &x[0]));
     let (residual, next) = {
         let a = Algebra::new(model);
         let (q0, p0) = (a.vector(&k.q), a.vector(&k.p));
@@ -34,7 +39,10 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         let r1 = &q1 - &q0 - h * (&minv * &pm);
         // p¹ − p⁰ + h (𝖣V(q⁰, q¹) + G(q^½)ᵀ λ¹)
         let dv = a.call(|m| discrete_gradient_v(m, &qs.grad_v, &q0.ids, &q1.ids, &qm.ids));
-        let gt_lambda = a.matrix_at(&qs.jac, &qm).t() * &lambda;
+        let gt_lambda = match &dg {
+            None => a.matrix_at(&qs.jac, &qm).t() * &lambda,
+            Some(dg) => a.matrix(dg).t() * &lambda,
+        };
         let r2 = &p1 - &p0 + h * (dv + gt_lambda);
         // g(q¹)
         let r3 = a.vector_at(&qs.g, &q1);

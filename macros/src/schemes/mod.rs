@@ -3,6 +3,7 @@
 //! Jacobian is derived from the residual by the symbolic engine, never hand-written.
 mod algebra;
 mod common;
+mod constraint_gradient;
 mod discrete_gradient;
 mod eml;
 mod ggl_em;
@@ -46,7 +47,6 @@ pub enum Mass {
 pub enum ConstraintSupport {
     Unconstrained,
     Holonomic,
-    QuadraticHolonomic,
     Nonholonomic,
 }
 
@@ -228,21 +228,12 @@ impl SchemeKind {
 
     /// Whether the scheme supports holonomic constraints.
     pub fn supports_constraints(self) -> bool {
-        matches!(
-            self.entry.constraints,
-            ConstraintSupport::Holonomic | ConstraintSupport::QuadraticHolonomic
-        )
+        matches!(self.entry.constraints, ConstraintSupport::Holonomic)
     }
 
     /// Whether the scheme integrates nonholonomic constraints.
     pub fn integrates_nonholonomic(self) -> bool {
         self.entry.constraints == ConstraintSupport::Nonholonomic
-    }
-
-    /// Whether the scheme needs constraints of degree ≤ 2 (so that the midpoint gradient
-    /// is their discrete gradient).
-    pub fn needs_quadratic_constraints(self) -> bool {
-        self.entry.constraints == ConstraintSupport::QuadraticHolonomic
     }
 
     /// Whether the scheme's template adds the `forces` block's generalized forces (the

@@ -25,7 +25,7 @@
 //   measured), expressions in the stage count if there is one;
 // - `energy` (`Exact`, `Oscillates`, `Drifts`), `symplectic`;
 // - `requires`: `mass` (`Constant`, `Regular`) and `constraints` (`Unconstrained`,
-//   `Holonomic`, `QuadraticHolonomic`, `Nonholonomic`);
+//   `Holonomic`, `Nonholonomic`);
 // - `constraints_at_nodes`: whether `g(q) = 0` is one of its equations at the nodes
 //   (`false` for schemes without constraints);
 // - `note`: where the constraints hold, what to watch for (one line, for the README);
@@ -181,16 +181,19 @@ catalogue! {
     /// spec 000 §2.6), with the velocity eliminated as in the authors' code:
     ///
     /// ```text
-    /// (84a) q¹ − q⁰ = h M⁻¹ p^½ + h M⁻¹ 𝖣g(q⁰,q¹)ᵀ γ¹
-    /// (84b) p¹ − p⁰ = −h 𝖣V(q⁰,q¹) − h 𝖣g(q⁰,q¹)ᵀ λ¹ − h Σ_k γ¹_k H_k M⁻¹ p^½
+    /// (84a) q¹ − q⁰ = h M⁻¹ p^½ + h (𝖣_p gᵛ)ᵀ γ¹
+    /// (84b) p¹ − p⁰ = −h 𝖣V(q⁰,q¹) − h 𝖣g(q⁰,q¹)ᵀ λ¹ − h (𝖣_q gᵛ)ᵀ γ¹
     /// (84d) 0 = g(q¹)
     /// (84e) 0 = G(q¹) M⁻¹ p¹
     /// ```
     ///
     /// Unknowns `(q¹, p¹, λ¹, γ¹)`, `2d + 2m` equations; `v¹ = M⁻¹ p¹` afterwards.
     /// `x^½` is the arithmetic mean. For `V` and `g` of degree ≤ 2 the discrete gradients
-    /// `𝖣` are the midpoint gradients (exact directionality); a non-quadratic `V` gets the
-    /// Gonzalez formula, which conserves energy but not, in general, momentum maps.
+    /// `𝖣` are the midpoint gradients (exact directionality): `𝖣g = G(q^½)`,
+    /// `𝖣_p gᵛ = G(q^½) M⁻¹`, `(𝖣_q gᵛ)ᵀ γ = Σ_k γ_k H_k M⁻¹ p^½`. Other functions get
+    /// the Gonzalez formula (energy, not in general momentum maps), or the invariant-based
+    /// discrete gradient for terms written in declared invariants (both); the velocity
+    /// constraint `gᵛ = G M⁻¹ p` gets a partitioned discrete derivative in `(q, p)`.
     ///
     /// Properties: energy `H` conserved exactly, momentum maps conserved, `g` and
     /// `G M⁻¹ p` exactly zero at every node; second order in `q` and `p`, first in `λ`; not
@@ -205,7 +208,7 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: Some(1) },
         energy: Exact,
         symplectic: false,
-        requires: { mass: Constant, constraints: QuadraticHolonomic },
+        requires: { mass: Constant, constraints: Holonomic },
         constraints_at_nodes: true,
         note: "`g = 0` and `G M⁻¹ p = 0` at nodes",
         template: ggl_em::template,
@@ -234,7 +237,7 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: Some(1) },
         energy: Exact,
         symplectic: false,
-        requires: { mass: Constant, constraints: QuadraticHolonomic },
+        requires: { mass: Constant, constraints: Holonomic },
         constraints_at_nodes: true,
         note: "`g = 0` at nodes; `G M⁻¹ p` not enforced",
         template: ggl_em_g::template,

@@ -45,9 +45,6 @@ pub enum ConstraintSupport {
     Unconstrained,
     /// Holonomic constraints of any form.
     Holonomic,
-    /// Holonomic constraints of degree ≤ 2 in the coordinates (their midpoint gradient
-    /// is then a discrete gradient).
-    QuadraticHolonomic,
     /// Nonholonomic constraints `A(q) v = 0` (at least one), no holonomic ones.
     Nonholonomic,
 }
