@@ -16,6 +16,22 @@ fn quaternion_velocity(q: [f64; 4], omega: [f64; 3]) -> [f64; 4] {
     ]
 }
 
+/// The free body's initial data (spec 001 §3.3) for either declaration: `q⁰ = (1, 0, 0, 0)`
+/// and `Ω⁰ = (10, 20, 20)`, where `G(q⁰)ᵀ = E(q⁰)ᵀ` makes the convected and spatial
+/// angular velocities coincide.
+fn free_body_start<Mdl: livens::Model<f64, 4, 1>>(
+    model: &Mdl,
+) -> Result<GglState<f64, 4, 1>, InitError<f64>> {
+    let q = [1.0, 0.0, 0.0, 0.0];
+    let v = quaternion_velocity(q, [10.0, 20.0, 20.0]);
+    GglState::consistent(
+        model,
+        SVector::from(q),
+        SVector::from(v),
+        Consistency::Reject { tolerance: 1e-15 },
+    )
+}
+
 model! {
     /// The free rigid body in unit quaternions of Kinon, Betsch, "Conserving integration
     /// of multibody systems with singular and non-constant mass matrix including
@@ -52,15 +68,7 @@ impl FreeBody<f64> {
     /// The paper's initial data: `q⁰ = (1, 0, 0, 0)`, `Ω⁰ = (10, 20, 20)`,
     /// `v⁰ = ½ G(q⁰)ᵀ Ω⁰ = (0, 5, 10, 10)`, `p⁰ = M̃₄(q⁰) v⁰ = (0, 120, 320, 120)`.
     pub fn initial_state(&self) -> Result<GglState<f64, 4, 1>, InitError<f64>> {
-        // At q = (1, 0, 0, 0), G(q)ᵀ = E(q)ᵀ: the convected and spatial Ω⁰ coincide.
-        let q = [1.0, 0.0, 0.0, 0.0];
-        let v = quaternion_velocity(q, [10.0, 20.0, 20.0]);
-        GglState::consistent(
-            self,
-            SVector::from(q),
-            SVector::from(v),
-            Consistency::Reject { tolerance: 1e-15 },
-        )
+        free_body_start(self)
     }
 }
 
@@ -88,14 +96,7 @@ model! {
 impl FreeBodyGeneric<f64> {
     /// [`FreeBody::initial_state`].
     pub fn initial_state(&self) -> Result<GglState<f64, 4, 1>, InitError<f64>> {
-        let q = [1.0, 0.0, 0.0, 0.0];
-        let v = quaternion_velocity(q, [10.0, 20.0, 20.0]);
-        GglState::consistent(
-            self,
-            SVector::from(q),
-            SVector::from(v),
-            Consistency::Reject { tolerance: 1e-15 },
-        )
+        free_body_start(self)
     }
 }
 

@@ -65,6 +65,18 @@ impl Template {
         Template::new(model, setup, residual.concat(), guess, next)
     }
 
+    /// The template of a scheme whose unknowns are `x = (q¹, v¹, p¹, λ)` (EML, MPL):
+    /// Newton starts from the known `(q, v, p, λ)`, the new state is the solution with
+    /// `γ = 0`.
+    pub fn livens(model: &mut Model, setup: &Setup, residual: Vec<Id>) -> Self {
+        let (k, x) = (&setup.k, &setup.x);
+        let guess = [&k.q, &k.v, &k.p, &k.lambda].map(|b| b.clone()).concat();
+        let zero = model.graph.zero();
+        let next =
+            NextState::without_gamma(x[0].clone(), x[1].clone(), x[2].clone(), x[3].clone(), zero);
+        Template::new(model, setup, residual, guess, next)
+    }
+
     /// A template from its residual, simple guess and next state; the blocks and
     /// unknowns are the setup's, the extrapolated guess is derived.
     pub fn new(

@@ -29,7 +29,7 @@
 //!
 //! `λ` has no time index: the state carries it as Newton's next starting point, `γ = 0`.
 use super::algebra::{Algebra, Scalar, Vector};
-use super::common::{at, forces_at, Inputs, NextState, Setup, Template};
+use super::common::{at, forces_at, Inputs, Setup, Template};
 use super::constraint_gradient::constraint_gradients;
 use super::discrete_gradient::{discrete_gradient_v, gonzalez_in, half_sum, invariant_groups};
 use crate::ir::Model;
@@ -41,10 +41,10 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let Setup { k, qs, x, .. } = &setup;
     let (q1, v1, p1, lambda) = (&x[0], &x[1], &x[2], &x[3]);
     let derivs = derivatives(model, &setup, q1, v1, Some(lambda));
-    let (residual, next) = {
+    let residual = {
         let a = Algebra::new(model);
         let (q0, v0, p0) = (a.vector(&k.q), a.vector(&k.v), a.vector(&k.p));
-        let (q1, v1, p1, lambda) = (a.vector(q1), a.vector(v1), a.vector(p1), a.vector(lambda));
+        let (q1, v1, p1) = (a.vector(q1), a.vector(v1), a.vector(p1));
         let h = a.scalar(k.h);
         let (vm, pm) = (a.midpoint(&v0, &v1), a.midpoint(&p0, &p1));
 
@@ -56,14 +56,9 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         let r3 = &pm - &a.vector(&derivs.dv_t);
         // (72d)
         let r4 = a.vector_at(&qs.g, &q1);
-
-        let zero = a.constant(0.0).id;
-        let residual = [r1.ids, r2.ids, r3.ids, r4.ids].concat();
-        let next = NextState::without_gamma(q1.ids, v1.ids, p1.ids, lambda.ids, zero);
-        (residual, next)
+        [r1.ids, r2.ids, r3.ids, r4.ids].concat()
     };
-    let guess = [k.q.clone(), k.v.clone(), k.p.clone(), k.lambda.clone()].concat();
-    Template::new(model, &setup, residual, guess, next)
+    Template::livens(model, &setup, residual)
 }
 
 /// The discrete derivatives of a Livens step from the known `(q⁰, v⁰)` to `(q¹, v¹)`

@@ -15,14 +15,14 @@
 //! preserving bilinear invariants, the momentum maps of linear symmetries, but not the
 //! energy.
 use super::algebra::Algebra;
-use super::common::{forces_at, Inputs, NextState, Setup, Template};
+use super::common::{forces_at, Inputs, Setup, Template};
 use crate::ir::Model;
 
 /// The step equations.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, x, m, .. } = &setup;
-    let (residual, next) = {
+    let residual = {
         let a = Algebra::new(model);
         let (q0, v0, p0) = (a.vector(&k.q), a.vector(&k.v), a.vector(&k.p));
         let (q1, v1, p1, lambda) = (
@@ -55,12 +55,7 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         };
         let r3 = &pm - &dl_dv;
         let r4 = a.vector_at(&qs.g, &q1);
-
-        let zero = a.constant(0.0).id;
-        let residual = [r1.ids, r2.ids, r3.ids, r4.ids].concat();
-        let next = NextState::without_gamma(q1.ids, v1.ids, p1.ids, lambda.ids, zero);
-        (residual, next)
+        [r1.ids, r2.ids, r3.ids, r4.ids].concat()
     };
-    let guess = [k.q.clone(), k.v.clone(), k.p.clone(), k.lambda.clone()].concat();
-    Template::new(model, &setup, residual, guess, next)
+    Template::livens(model, &setup, residual)
 }
