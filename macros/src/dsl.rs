@@ -554,7 +554,7 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
             set_once(&mut schemes, v, k.span, "schemes")?;
         } else {
             // error: `forces` blocks are not supported yet; a model body contains ...
-            //   --> tests/ui/parse/unknown_block.rs
+            //   --> macros/tests/ui/parse/unknown_block.rs
             //    |     forces { ... }
             //    |     ^^^^^^
             let msg = match body.fork().parse::<Ident>() {

@@ -75,7 +75,7 @@ use proc_macro::TokenStream;
 /// Every mistake is a compile error on the offending token: unknown names (with a
 /// suggestion), shape mismatches, velocities in holonomic constraints, a scheme the
 /// model cannot support (a non-constant mass matrix for `GglEm`, holonomic constraints
-/// for an unconstrained scheme), malformed blocks. `tests/ui/` pins each message.
+/// for an unconstrained scheme), malformed blocks. `macros/tests/ui/` pins each message.
 ///
 /// # Growing the grammar
 ///
@@ -98,7 +98,7 @@ fn try_expand(ast: dsl::ModelAst) -> syn::Result<proc_macro2::TokenStream> {
     // On error, emit the errors alone, as for a parse error: rustc then reports no
     // follow-up errors at the uses of the struct, whereas a placeholder struct without
     // the model's impls gave a cascade of "no function `new`", "`Model` is not
-    // implemented", ... (pinned by tests/ui/structure/model_in_use.rs).
+    // implemented", ... (pinned by macros/tests/ui/structure/model_in_use.rs).
     lower::lower(ast).and_then(|(mut model, schemes)| {
         let quantities = quantities::Quantities::new(&mut model);
         check::check(&mut model, &quantities, &schemes)?;

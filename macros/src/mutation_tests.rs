@@ -9,7 +9,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashSet};
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Arc;
+use std::sync::Once;
 
 use proc_macro2::{Delimiter, Group, Ident, Spacing, Span, TokenStream, TokenTree};
 
@@ -416,22 +416,32 @@ fn catching(tokens: TokenStream) -> Result<Outcome, String> {
     }
 }
 
-#[test]
-fn mutants_give_spanned_errors_or_valid_code_never_panics() {
-    // Silence the caught panics of this thread only; other tests keep the usual hook.
-    let previous: Arc<dyn Fn(&panic::PanicHookInfo) + Sync + Send> = Arc::from(panic::take_hook());
-    let prev = previous.clone();
-    panic::set_hook(Box::new(move |info| {
-        if QUIET.with(Cell::get) {
-            let at = info
-                .location()
-                .map_or_else(String::new, ToString::to_string);
-            LOCATION.with(|l| *l.borrow_mut() = at);
-        } else {
-            prev(info);
-        }
-    }));
+/// Silences the caught panics of the calling thread (see `QUIET`); every other panic
+/// goes to the hook that was installed before. Installed once, for all the tests that
+/// run in parallel here, and never removed.
+fn install_quiet_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if QUIET.with(Cell::get) {
+                let at = info
+                    .location()
+                    .map_or_else(String::new, ToString::to_string);
+                LOCATION.with(|l| *l.borrow_mut() = at);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
 
+/// The mutants of one model of `MODELS`: every class, `PER_CLASS` variants each (or
+/// `LIVENS_MUTANTS`). One test per model, so that the test harness runs them in
+/// parallel: most of the time goes to parsing the valid variants' expansions.
+fn mutants_of(m: usize) {
+    install_quiet_hook();
+    let (model, source) = MODELS[m];
     let start = std::time::Instant::now();
     let mut counts: BTreeMap<(&str, Outcome), usize> = BTreeMap::new();
     let mut failures = Vec::new();
@@ -439,41 +449,36 @@ fn mutants_give_spanned_errors_or_valid_code_never_panics() {
     let env = |name: &str| std::env::var(name).ok().and_then(|s| s.parse::<u64>().ok());
     let per_class = env("LIVENS_MUTANTS").map_or(PER_CLASS, |n| n as usize);
     let seed = env("LIVENS_MUTANTS_SEED").unwrap_or(0x5EED);
-    for (m, (model, source)) in MODELS.iter().enumerate() {
-        let base = model_body(source);
-        // The unmutated model expands.
-        assert_eq!(
-            catching(base.clone()),
-            Ok(Outcome::Valid),
-            "{model} expands"
-        );
-        for (c, class) in CLASSES.iter().enumerate() {
-            let mut rng = Rng(seed ^ ((m as u64) << 32) ^ ((c as u64) << 16));
-            let (mut made, mut draws) = (0, 0);
-            while made < per_class && draws < 20 * per_class {
-                draws += 1;
-                let Some((tokens, what)) = mutate(&base, class, &mut rng) else {
-                    continue;
-                };
-                if !seen.insert(tokens.to_string()) {
-                    continue;
-                }
-                made += 1;
-                let outcome = catching(tokens).unwrap_or_else(|msg| {
-                    failures.push(format!("{model} / {class} #{made}: {what}\n    {msg}"));
-                    Outcome::Panic
-                });
-                *counts.entry((class, outcome)).or_default() += 1;
+    let base = model_body(source);
+    // The unmutated model expands.
+    assert_eq!(
+        catching(base.clone()),
+        Ok(Outcome::Valid),
+        "{model} expands"
+    );
+    for (c, class) in CLASSES.iter().enumerate() {
+        let mut rng = Rng(seed ^ ((m as u64) << 32) ^ ((c as u64) << 16));
+        let (mut made, mut draws) = (0, 0);
+        while made < per_class && draws < 20 * per_class {
+            draws += 1;
+            let Some((tokens, what)) = mutate(&base, class, &mut rng) else {
+                continue;
+            };
+            if !seen.insert(tokens.to_string()) {
+                continue;
             }
+            made += 1;
+            let outcome = catching(tokens).unwrap_or_else(|msg| {
+                failures.push(format!("{model} / {class} #{made}: {what}\n    {msg}"));
+                Outcome::Panic
+            });
+            *counts.entry((class, outcome)).or_default() += 1;
         }
     }
-    let hook: Box<dyn Fn(&panic::PanicHookInfo) + Sync + Send> =
-        Box::new(move |info| previous(info));
-    panic::set_hook(hook);
 
     let get = |class: &str, o: Outcome| counts.get(&(class, o)).copied().unwrap_or(0);
-    println!(
-        "{:<16} {:>8} {:>8} {:>8} {:>8} {:>8}",
+    let mut report = format!(
+        "{model}\n{:<16} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
         "class", "parse", "error", "valid", "panic", "total"
     );
     let mut total = [0; 5];
@@ -485,16 +490,16 @@ fn mutants_give_spanned_errors_or_valid_code_never_panics() {
             get(class, Outcome::Panic),
         ];
         let sum: usize = row.iter().sum();
-        println!(
-            "{class:<16} {:>8} {:>8} {:>8} {:>8} {sum:>8}",
+        report += &format!(
+            "{class:<16} {:>8} {:>8} {:>8} {:>8} {sum:>8}\n",
             row[0], row[1], row[2], row[3]
         );
         for (t, x) in total.iter_mut().zip(row.iter().chain([&sum])) {
             *t += x;
         }
-        assert!(sum > 0, "the class {class} produced no variant");
+        assert!(sum > 0, "{model}: the class {class} produced no variant");
     }
-    println!(
+    report += &format!(
         "{:<16} {:>8} {:>8} {:>8} {:>8} {:>8}   ({:.1} s)",
         "all",
         total[0],
@@ -504,12 +509,33 @@ fn mutants_give_spanned_errors_or_valid_code_never_panics() {
         total[4],
         start.elapsed().as_secs_f64()
     );
+    println!("{report}");
     assert!(
         failures.is_empty(),
         "{} variants failed:\n{}",
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn mutants_of_the_pendulum_give_spanned_errors_or_valid_code_never_panics() {
+    mutants_of(0);
+}
+
+#[test]
+fn mutants_of_the_top_give_spanned_errors_or_valid_code_never_panics() {
+    mutants_of(1);
+}
+
+#[test]
+fn mutants_of_four_particles_give_spanned_errors_or_valid_code_never_panics() {
+    mutants_of(2);
+}
+
+#[test]
+fn mutants_of_the_chain_give_spanned_errors_or_valid_code_never_panics() {
+    mutants_of(3);
 }
 
 #[test]
