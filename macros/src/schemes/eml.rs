@@ -138,7 +138,7 @@ pub(super) fn derivatives(
 ///   orthogonal to its generator (eqs. (90)–(92): momentum maps conserved);
 /// * all other terms: the partitioned Gonzalez derivatives of App. A, eqs. (129)–(131),
 ///   the mean of the Gonzalez gradients in one argument with the other at its two ends.
-fn partitioned_kinetic_gradients(
+pub(super) fn partitioned_kinetic_gradients(
     model: &mut Model,
     q0: &[Id],
     q1: &[Id],

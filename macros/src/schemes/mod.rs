@@ -5,6 +5,8 @@ mod algebra;
 mod common;
 mod constraint_gradient;
 mod discrete_gradient;
+#[cfg(test)]
+mod discrete_gradient_tests;
 mod eml;
 mod ggl_em;
 mod ggl_em_g;
