@@ -17,6 +17,8 @@ mod quantities;
 mod quaternion;
 mod schemes;
 mod sym;
+#[cfg(test)]
+mod test_rng;
 
 use proc_macro::TokenStream;
 

@@ -14,6 +14,7 @@ use std::sync::Once;
 use proc_macro2::{Delimiter, Group, Ident, Spacing, Span, TokenStream, TokenTree};
 
 use crate::dsl::ModelAst;
+use crate::test_rng::Rng;
 
 const MODELS: [(&str, &str); 4] = [
     ("pendulum", include_str!("../../models/src/pendulum.rs")),
@@ -62,27 +63,6 @@ const EDGE_LITERALS: [&str; 11] = [
 
 /// New names an identifier may get (besides another identifier of the model).
 const NAMES: [&str; 7] = ["fresh_name", "r#type", "T", "f64", "self", "Self", "q_dot"];
-
-/// SplitMix64: a small deterministic generator, so that every run sees the same variants.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
-        (!items.is_empty()).then(|| &items[self.below(items.len())])
-    }
-}
 
 /// The tokens inside `model! { ... }` of a catalogue file.
 fn model_body(source: &str) -> TokenStream {

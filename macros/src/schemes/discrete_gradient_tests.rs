@@ -15,26 +15,14 @@ use super::discrete_gradient::{discrete_gradient_v, half_sum};
 use super::eml::partitioned_kinetic_gradients;
 use crate::ir::{Model, Role, Symmetry};
 use crate::sym::{Id, VarId};
+use crate::test_rng::Rng;
 
 /// Random points per case.
 const POINTS: usize = 200;
 
-/// SplitMix64, as in the mutation test: the same points in every run.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        lo + (hi - lo) * ((z >> 11) as f64 / (1u64 << 53) as f64)
-    }
-
-    fn vector(&mut self, n: usize) -> Vec<f64> {
-        (0..n).map(|_| self.uniform(-1.5, 1.5)).collect()
-    }
+/// Random points in `[-1.5, 1.5)ⁿ`.
+fn vector(rng: &mut Rng, n: usize) -> Vec<f64> {
+    (0..n).map(|_| rng.uniform(-1.5, 1.5)).collect()
 }
 
 /// The model declared by `source`, lowered.
@@ -183,8 +171,8 @@ fn potential_properties(source: &str, symmetries: &[Symmetry], equivariant: bool
     let [direction, symmetric, at_same, near, orthogonal] = &mut w;
     let zeros = vec![0.0; d];
     for _ in 0..POINTS {
-        let x0 = rng.vector(d);
-        let x1 = rng.vector(d);
+        let x0 = vector(&mut rng, d);
+        let x1 = vector(&mut rng, d);
         let vals = Values::new(&model, &pts, [&x0, &x1, &zeros, &zeros]);
         let g = vals.eval(&model, &dg);
         let e = vals.eval(&model, &[v0, v1]);
@@ -267,7 +255,8 @@ fn kinetic_properties(source: &str, symmetries: &[Symmetry], equivariant: bool, 
     let mut w: [Worst; 4] = Default::default();
     let [direction, symmetric, at_same, orthogonal] = &mut w;
     for _ in 0..POINTS {
-        let (x0, x1, u0, u1) = (rng.vector(d), rng.vector(d), rng.vector(d), rng.vector(d));
+        let (x0, x1) = (vector(&mut rng, d), vector(&mut rng, d));
+        let (u0, u1) = (vector(&mut rng, d), vector(&mut rng, d));
         let vals = Values::new(&model, &pts, [&x0, &x1, &u0, &u1]);
         let (gq, gv) = (vals.eval(&model, &dq), vals.eval(&model, &dv));
         let e = vals.eval(&model, &[t0, t1]);
