@@ -6,7 +6,9 @@
 //! - every scheme a model declares emits the unknowns its entry declares, in order and
 //!   with the sizes the entry gives for the model's dimensions;
 //! - the per-marker constants agree with the entry.
-use livens::schemes::info::{BlockSpec, ConstraintSupport, Energy, Entry, MassRequirement};
+use livens::schemes::info::{
+    BlockSpec, ConstraintSupport, Energy, Entry, MassRequirement, ModelRequirement,
+};
 use livens::schemes::{GglEm, LobattoIIIAIIIB, CATALOGUE};
 use livens::{DeclaredSchemes, FromNode, Model, NodeValues, SchemeInfo, SchemeVisitor, Step};
 use livens_models::{FourParticles, LagrangeTop, Pendulum3d};
@@ -106,8 +108,14 @@ fn row(e: &Entry) -> String {
         ConstraintSupport::Holonomic => "holonomic g",
         ConstraintSupport::Nonholonomic => "nonholonomic A(q) v",
     };
+    let shape = match e.requires.model {
+        ModelRequirement::Any => "",
+        ModelRequirement::OneQuaternion => "; one `Quat`, its unit norm only",
+        ModelRequirement::RigidBody => "; one rigid body `½ Ω·J₀Ω`, its unit norm only",
+    };
+    let forces = if e.requires.forces { "; `forces`" } else { "" };
     format!(
-        "| {marker} ({}) | {} | {} | {order} | {energy} | {} | {mass}; {constraints} | {} |",
+        "| {marker} ({}) | {} | {} | {order} | {energy} | {} | {mass}; {constraints}{shape}{forces} | {} |",
         e.label,
         e.equations,
         unknowns(e.unknowns),

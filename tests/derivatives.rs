@@ -1017,7 +1017,8 @@ declared_scheme_equations!(
 );
 
 // Quaternion bodies (spec 001 §3.3–3.4): EML's G-equivariant derivative (87)–(88) and
-// MPL, with the singular, configuration-dependent mass matrix `4 GᵀJ₀G`.
+// MPL, with the singular, configuration-dependent mass matrix `4 GᵀJ₀G`; MPH and EMH
+// with the regular `M₄` of App. D.
 fixture!(FreeBody, 4, 1, [j1, j2, j3]);
 fixture!(HeavyTop, 4, 1, [rho, a, gravity]);
 
@@ -1045,6 +1046,7 @@ fn f32_instance_of_a_quaternion_model_agrees_with_f64() {
     let mut tally = Tally::new("f32 vs f64, heavy top (lagrangian, r, jac)", F32_TOL);
     f32_agrees::<HeavyTop<f64>, Eml, 4, 1, 13>(Eml, &mut rng, &mut tally);
     f32_agrees::<HeavyTop<f64>, Mpl, 4, 1, 13>(Mpl, &mut rng, &mut tally);
+    f32_agrees::<HeavyTop<f64>, Emh, 4, 1, 9>(Emh, &mut rng, &mut tally);
     tally.report();
     assert!(tally.count > 0);
 }

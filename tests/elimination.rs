@@ -144,8 +144,12 @@ fn planned_solves_agree_with_partial_pivoting() {
     results.extend(
         differences!(ParticleOnTorus::new(), 0.01, 20, "torus": GglEm, GglEmG, Eml, Rattle),
     );
-    results.extend(differences!(FreeBody::new(), 0.01, 20, "free body": Eml, Reml, NullEml, Mpl));
-    results.extend(differences!(HeavyTop::new(), 0.01, 20, "heavy top": Eml, Reml, NullEml, Mpl));
+    results.extend(
+        differences!(FreeBody::new(), 0.01, 20, "free body": Eml, Reml, NullEml, Mpl, Mph, Emh),
+    );
+    results.extend(
+        differences!(HeavyTop::new(), 0.01, 20, "heavy top": Eml, Reml, NullEml, Mpl, Mph, Emh),
+    );
     results.extend(differences!(ClosedLoop::new(), 0.05, 5, "closed loop": Eml, Mpl));
     #[cfg(not(debug_assertions))]
     {
@@ -217,8 +221,8 @@ fn the_papers_runs_never_fall_back_to_partial_pivoting() {
     results.extend(runs!(SpringPendulum::new(), 0.01, "spring": Eml));
     results.extend(runs!(MassSpring::new(), 0.1, "mass-spring": Eml));
     results.extend(runs!(ParticleOnTorus::new(), 0.01, "torus": GglEm, GglEmG, Eml, Rattle));
-    results.extend(runs!(FreeBody::new(), 0.01, "free body": Eml, Reml, NullEml, Mpl));
-    results.extend(runs!(HeavyTop::new(), 0.01, "heavy top": Eml, Reml, NullEml, Mpl));
+    results.extend(runs!(FreeBody::new(), 0.01, "free body": Eml, Reml, NullEml, Mpl, Mph, Emh));
+    results.extend(runs!(HeavyTop::new(), 0.01, "heavy top": Eml, Reml, NullEml, Mpl, Mph, Emh));
     results.extend(runs!(ClosedLoop::new(), 0.05, "closed loop": Eml, Mpl));
     #[cfg(not(debug_assertions))]
     {

@@ -272,10 +272,14 @@ fn initial_data_for_a_singular_mass_matrix() {
 }
 
 /// A run on a quaternion body: per node the generalized energy `E = p·v − L` (eq. (74)),
-/// `T + V` (eq. (80)) and the momentum maps; over the nodes `max|g|` and `max|q·v|`.
+/// `T + V` (eq. (80)), `½ p·v + V` (the Hamiltonian `H = T* + V` of App. D when
+/// `v = M₄⁻¹ p`, eq. (138), as the Hamiltonian schemes' states carry it) and the momentum
+/// maps; over the nodes `max|g|`, `max|q·v|` and `max|q·p|`.
 struct BodyRun<const K: usize> {
     energy: Vec<f64>,
     total: Vec<f64>,
+    hamiltonian: Vec<f64>,
+    qp: f64,
     momenta: Vec<SVector<f64, K>>,
     unit: f64,
     qv: f64,
@@ -296,6 +300,8 @@ impl<const K: usize> BodyRun<K> {
         let mut run = BodyRun {
             energy: Vec::new(),
             total: Vec::new(),
+            hamiltonian: Vec::new(),
+            qp: 0.0,
             momenta: Vec::new(),
             unit: 0.0,
             qv: 0.0,
@@ -307,6 +313,8 @@ impl<const K: usize> BodyRun<K> {
             let potential = -model.lagrangian(&s.q, &SVector::zeros());
             run.energy.push(s.p.dot(&s.v) - l);
             run.total.push(l + 2.0 * potential);
+            run.hamiltonian.push(0.5 * s.p.dot(&s.v) + potential);
+            run.qp = run.qp.max(s.q.dot(&s.p).abs());
             run.momenta.push(model.momentum_maps(&s.q, &s.p));
             run.unit = run.unit.max(model.constraints(&s.q)[0].abs());
             run.qv = run.qv.max(s.q.dot(&s.v).abs());
@@ -353,7 +361,8 @@ impl<const K: usize> BodyRun<K> {
 /// `|g| ≤ 1.1e-16`, while `T + V` ranges over 557 and `max|q·v|` = 5.06 (the parasitic
 /// nodal velocity of Remark 4.8); the final `q ≈ (0.88931, 0.34486, 0.00978, −0.30017)`.
 /// The negative controls: EML with the generic (129) keeps `E` and loses `L` by 18.4 per
-/// step; MPL keeps `L` and loses `E` (192 per step, 205 in all).
+/// step; MPL keeps `L` and loses `E` (192 per step, 205 in all). The Hamiltonian
+/// schemes: EMH keeps `H` and `L`, MPH keeps `L` only.
 #[test]
 fn free_body_energy_and_angular_momentum() {
     let h = FreeBody::DEFAULT_STEP;
@@ -382,6 +391,16 @@ fn free_body_energy_and_angular_momentum() {
     report("EML (87)", &eml);
     report("EML (129)", &generic);
     report("MPL", &mpl);
+    let mph = BodyRun::<3>::new(FreeBody::new(), Mph, h, steps, start);
+    let emh = BodyRun::<3>::new(FreeBody::new(), Emh, h, steps, start);
+    for (label, run) in [("MPH", &mph), ("EMH", &emh)] {
+        report(label, run);
+        println!(
+            "{label:>11}: max|ΔH| {:.2e}, max|q·p| {:.1e}",
+            BodyRun::<3>::max_step(&run.hamiltonian),
+            run.qp
+        );
+    }
     println!("EML q(2) = {:.5?}", eml.last.q.as_slice());
     assert_eq!(eml.energy[0], 2500.0);
     assert_eq!(eml.momenta[0].as_slice(), &[60.0, 160.0, 60.0]);
@@ -412,6 +431,16 @@ fn free_body_energy_and_angular_momentum() {
     assert!((generic.momentum_step() / 18.4 - 1.0).abs() < 0.01);
     assert!(mpl.momentum_step() <= 1e-12 * l_scale);
     assert!((BodyRun::<3>::max_step(&mpl.energy) / 192.0 - 1.0).abs() < 0.01);
+    // The Hamiltonian schemes of App. D (no spec figures for this example): EMH keeps
+    // H = T* + V (1.8e-12 per step) and every component of L, with q·p = 0 at the nodes;
+    // MPH keeps L and loses H (36 per step).
+    assert!(BodyRun::<3>::max_step(&emh.hamiltonian) <= 1e-12 * 2500.0);
+    assert!(emh.qp <= 1e-12 * start.p.norm(), "{}", emh.qp);
+    for run in [&mph, &emh] {
+        assert!(run.momentum_step() <= 1e-12 * l_scale);
+        assert!(run.unit <= 0.5e-14);
+    }
+    assert!(BodyRun::<3>::max_step(&mph.hamiltonian) > 1.0);
 }
 
 /// The heavy top's centre-of-mass error at t = 0.1 against steady precession, eq. (121):
@@ -441,9 +470,12 @@ where
 /// Spec 001 §3.4 and §4 C item 15 (heavy symmetric top in steady precession): the
 /// initial data (`ω_s = 135.6`, `v⁰ = (0, 0, −31.4, 63.0466494)`, `E⁰ = 5.669055191`,
 /// `L₃ = 0.07106577`); over t ≤ 2 at h = 0.01 EML keeps `E` (6e-15 per step) and `L₃`
-/// (3e-17) and MPL loses `E` (0.56 per step, 1.0 in all) but keeps `L₃`; the error
-/// (121) at t = 0.1 against the [RECOMPUTED] table to 1e-3 relative, order 2 between
-/// the two smallest steps, and MPL below EML at every step.
+/// (3e-17) and MPL loses `E` (0.56 per step, 1.0 in all) but keeps `L₃`; the
+/// Hamiltonian schemes of App. D: EMH keeps `H` (4e-15 per step) and `L₃` with
+/// `q·p = q·v = 0` at the nodes (§4 B item 9), MPH keeps `L₃` and loses `H` (3.6e-4 per
+/// step); the error (121) at t = 0.1 of all four against the [RECOMPUTED] table to 1e-3
+/// relative, order 2 between the two smallest steps, and MPL < EML < MPH < EMH at every
+/// step.
 #[test]
 fn heavy_top_steady_precession() {
     let model = HeavyTop::new();
@@ -455,21 +487,25 @@ fn heavy_top_steady_precession() {
     let h = HeavyTop::DEFAULT_STEP;
     let eml = BodyRun::<1>::new(model, Eml, h, 200, start);
     let mpl = BodyRun::<1>::new(model, Mpl, h, 200, start);
+    let mph = BodyRun::<1>::new(model, Mph, h, 200, start);
+    let emh = BodyRun::<1>::new(model, Emh, h, 200, start);
     let e0 = eml.energy[0];
-    for (label, run) in [("EML", &eml), ("MPL", &mpl)] {
+    for (label, run) in [("EML", &eml), ("MPL", &mpl), ("MPH", &mph), ("EMH", &emh)] {
         println!(
-            "{label}: E⁰ {e0:.11}, L₃ {:.8}, max|ΔE| {:.2e}, max|E − E⁰| {:.2e}, max|ΔL₃| {:.1e}, \
-             max|g| {:.1e}, T+V range {:.3}, max|q·v| {:.2}",
+            "{label}: E⁰ {e0:.11}, L₃ {:.8}, max|ΔE| {:.2e}, max|E − E⁰| {:.2e}, max|ΔH| {:.2e}, \
+             max|ΔL₃| {:.1e}, max|g| {:.1e}, T+V range {:.3}, max|q·v| {:.2e}, max|q·p| {:.1e}",
             run.momenta[0][0],
             BodyRun::<1>::max_step(&run.energy),
             run.energy
                 .iter()
                 .map(|e| (e - e0).abs())
                 .fold(0.0, f64::max),
+            BodyRun::<1>::max_step(&run.hamiltonian),
             run.momentum_step(),
             run.unit,
             BodyRun::<1>::range(&run.total),
             run.qv,
+            run.qp,
         );
     }
     assert!((e0 - 5.669055191).abs() < 1e-9);
@@ -479,25 +515,51 @@ fn heavy_top_steady_precession() {
     assert!(eml.unit <= 0.5e-14 && mpl.unit <= 0.5e-14);
     assert!((BodyRun::<1>::max_step(&mpl.energy) / 0.56 - 1.0).abs() < 0.02);
     assert!(mpl.momentum_step() <= 1e-12 * eml.momenta[0][0]);
+    // The Hamiltonian schemes (App. D): EMH keeps H (spec: 4e-15 per step) and L₃, MPH
+    // keeps L₃ and loses H (spec: 3.6e-4 per step); both keep g.
+    let h0 = emh.hamiltonian[0];
+    assert!((h0 - e0).abs() <= 1e-14 * e0, "H⁰ = E⁰ when q·v = 0");
+    assert!(BodyRun::<1>::max_step(&emh.hamiltonian) <= 1e-12 * h0);
+    assert!((BodyRun::<1>::max_step(&mph.hamiltonian) / 3.6e-4 - 1.0).abs() < 0.02);
+    for run in [&mph, &emh] {
+        assert!(run.momentum_step() <= 1e-12 * eml.momenta[0][0]);
+        assert!(run.unit <= 0.5e-14);
+    }
+    // §4 B item 9, EMH's half (Remark D.1): `q·p = 0` and `q·v = 0` (v = M₄⁻¹p) at the
+    // nodes, to round-off relative to |p| and |v|; EML's nodal q·v is not zero (5.2 here).
+    assert!(emh.qp <= 1e-12 * start.p.norm(), "{}", emh.qp);
+    assert!(emh.qv <= 1e-12 * start.v.norm(), "{}", emh.qv);
+    assert!(eml.qv > 1.0);
 
     let steps = [0.01, 0.005, 0.001, 0.0005];
-    let spec_eml = [1.390e-1, 3.430e-2, 1.357e-3, 3.391e-4];
-    let spec_mpl = [6.804e-2, 1.467e-2, 5.644e-4, 1.409e-4];
-    let eml_errors = steps.map(|h| top_error(Eml, h));
-    let mpl_errors = steps.map(|h| top_error(Mpl, h));
-    for k in 0..4 {
-        println!(
-            "h {:<7}: EML {:.3e} (spec {:.3e}), MPL {:.3e} (spec {:.3e})",
-            steps[k], eml_errors[k], spec_eml[k], mpl_errors[k], spec_mpl[k]
-        );
-        assert!((eml_errors[k] / spec_eml[k] - 1.0).abs() < 1e-3);
-        assert!((mpl_errors[k] / spec_mpl[k] - 1.0).abs() < 1e-3);
-        assert!(mpl_errors[k] < eml_errors[k]);
-    }
-    for errors in [eml_errors, mpl_errors] {
-        let order = (errors[2] / errors[3]).log2();
-        println!("order between h = 0.001 and 0.0005: {order:.3}");
+    let spec = [
+        ("EML", [1.390e-1, 3.430e-2, 1.357e-3, 3.391e-4]),
+        ("MPL", [6.804e-2, 1.467e-2, 5.644e-4, 1.409e-4]),
+        ("EMH", [2.631e-1, 7.300e-2, 3.012e-3, 7.537e-4]),
+        ("MPH", [1.467e-1, 4.599e-2, 2.015e-3, 5.053e-4]),
+    ];
+    let errors = [
+        steps.map(|h| top_error(Eml, h)),
+        steps.map(|h| top_error(Mpl, h)),
+        steps.map(|h| top_error(Emh, h)),
+        steps.map(|h| top_error(Mph, h)),
+    ];
+    for ((label, want), got) in spec.iter().zip(&errors) {
+        for k in 0..4 {
+            println!(
+                "h {:<7}: {label} {:.4e} (spec {:.3e})",
+                steps[k], got[k], want[k]
+            );
+            assert!((got[k] / want[k] - 1.0).abs() < 1e-3);
+        }
+        let order = (got[2] / got[3]).log2();
+        println!("{label}: order between h = 0.001 and 0.0005: {order:.3}");
         assert!((order - 2.0).abs() < 0.05);
+    }
+    // The ordering MPL < EML < MPH < EMH at every step (§4 C item 15).
+    let [eml_e, mpl_e, emh_e, mph_e] = errors;
+    for k in 0..4 {
+        assert!(mpl_e[k] < eml_e[k] && eml_e[k] < mph_e[k] && mph_e[k] < emh_e[k]);
     }
 }
 

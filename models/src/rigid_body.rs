@@ -55,7 +55,7 @@ model! {
         kinetic = 0.5 * (j1 * w[0] * w[0] + j2 * w[1] * w[1] + j3 * w[2] * w[2]);
         holonomic { unit: 0.5 * (dot(q, q) - 1.0) }
         momentum { lx: rotation(e1), ly: rotation(e2), lz: rotation(e3) }
-        schemes { Eml, Reml, NullEml, Mpl }
+        schemes { Eml, Reml, NullEml, Mpl, Mph, Emh }
     }
 }
 
@@ -132,7 +132,7 @@ model! {
         potential = m * gravity * l * dot(e3, rotate(q, e3));
         holonomic { unit: 0.5 * (dot(q, q) - 1.0) }
         momentum { lz: rotation(e3) }
-        schemes { Eml, Reml, NullEml, Mpl }
+        schemes { Eml, Reml, NullEml, Mpl, Mph, Emh }
     }
 }
 

@@ -5,7 +5,7 @@ mod symmetry;
 use crate::errors::Errors;
 use crate::ir::{CoordKind, Model, Role};
 use crate::quantities::{is_constant, Quantities};
-use crate::schemes::{SchemeKind, SchemeRequest};
+use crate::schemes::{ModelShape, SchemeKind, SchemeRequest};
 
 /// Where the user finds every scheme with its requirements.
 const CATALOGUE_HINT: &str = "the README's scheme table lists every scheme with its requirements";
@@ -23,56 +23,136 @@ pub fn check(
     unconstrained_only(model, schemes, &mut errors);
     nonholonomic_schemes(model, schemes, &mut errors);
     forced_schemes(model, schemes, &mut errors);
-    single_rigid_body(model, schemes, &mut errors);
+    single_rigid_body(model, quantities, schemes, &mut errors);
     symmetry::symmetries(model, quantities, &mut errors);
     errors.finish()
 }
 
 /// Null-EML rotates the one quaternion of the model and drops the multiplier of its
-/// unit-norm constraint (spec 001 §2.6): the model must be that and nothing more. The
-/// constraint is recognised at points: `g(q) = c (q·q − 1)` for one `c ≠ 0`.
-fn single_rigid_body(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
-    let Some(req) = schemes.iter().find(|s| s.kind.needs_single_rigid_body()) else {
-        return;
+/// unit-norm constraint (spec 001 §2.6), and the Hamiltonian schemes MPH and EMH build
+/// the regular mass matrix `M₄` of one rigid body from its inertia `J₀` (§2.8–2.9): the
+/// model must be that and nothing more. Both are recognised at points: the constraint
+/// `g(q) = c (q·q − 1)` for one `c ≠ 0`, and for a rigid body the mass matrix
+/// `M(q) = 4 G(q)ᵀJ₀G(q)` with `J₀` read at the identity, the kinetic energy `½ Ω·J₀Ω`.
+fn single_rigid_body(
+    model: &Model,
+    quantities: &Quantities,
+    schemes: &[SchemeRequest],
+    errors: &mut Errors,
+) {
+    const POINTS: [[f64; 4]; 3] = [
+        [0.3, -0.7, 0.2, 0.9],
+        [1.4, 0.1, -0.5, 0.2],
+        [-0.2, 0.6, 0.8, -1.1],
+    ];
+    let at = |e, q: &[f64; 4]| {
+        model.graph.eval(e, &|v| match model.role(v) {
+            Role::Q(i) => q[i],
+            Role::Param(k) => model.params[k].default,
+            _ => f64::NAN,
+        })
     };
-    let one_quaternion = matches!(model.coords.as_slice(), [c] if c.kind == CoordKind::Quat);
-    let unit = one_quaternion && model.constraints.len() == 1 && {
-        let g = model.constraints[0].expr;
-        let points = [
-            [0.3, -0.7, 0.2, 0.9],
-            [1.4, 0.1, -0.5, 0.2],
-            [-0.2, 0.6, 0.8, -1.1],
-        ];
-        let ratios: Vec<f64> = points
-            .iter()
-            .map(|q| {
-                let value = model.graph.eval(g, &|v| match model.role(v) {
-                    Role::Q(i) => q[i],
-                    Role::Param(k) => model.params[k].default,
-                    _ => f64::NAN,
-                });
-                value / (q.iter().map(|x| x * x).sum::<f64>() - 1.0)
-            })
-            .collect();
-        ratios[0].abs() > 1e-12
-            && ratios
+    for req in schemes
+        .iter()
+        .filter(|s| s.kind.model_shape() != ModelShape::Any)
+    {
+        let one_quaternion = matches!(model.coords.as_slice(), [c] if c.kind == CoordKind::Quat);
+        let unit = one_quaternion && model.constraints.len() == 1 && {
+            let g = model.constraints[0].expr;
+            let ratios: Vec<f64> = POINTS
                 .iter()
-                .all(|r| (r - ratios[0]).abs() <= 1e-12 * ratios[0].abs())
-    };
-    if !unit {
-        // error: scheme `NullEml` is for one rigid body …
-        errors.push(
-            req.span,
-            format!(
-                "scheme `{}` is for one rigid body: its update rotates the model's only \
-                 coordinate, a `Quat`, whose only constraint is its unit norm \
-                 (`holonomic {{ unit: 0.5 * (dot(q, q) - 1.0) }}`); use `Eml` or `Reml` for \
-                 other models",
-                req.kind.name()
-            ),
-        );
+                .map(|q| at(g, q) / (q.iter().map(|x| x * x).sum::<f64>() - 1.0))
+                .collect();
+            ratios[0].abs() > 1e-12
+                && ratios
+                    .iter()
+                    .all(|r| (r - ratios[0]).abs() <= 1e-12 * ratios[0].abs())
+        };
+        if !unit {
+            let why = match req.kind.model_shape() {
+                ModelShape::OneQuaternion => "its update rotates the model's only coordinate",
+                _ => "its equations are the Hamiltonian form of the model's only coordinate",
+            };
+            // error: scheme `NullEml` is for one rigid body …
+            errors.push(
+                req.span,
+                format!(
+                    "scheme `{}` is for one rigid body: {why}, a `Quat`, whose only \
+                     constraint is its unit norm (`holonomic {{ unit: 0.5 * (dot(q, q) - \
+                     1.0) }}`); use `Eml` or `Reml` for other models",
+                    req.kind.name()
+                ),
+            );
+            continue;
+        }
+        if req.kind.model_shape() == ModelShape::RigidBody && !rigid_body_mass(quantities, at) {
+            // error: scheme `Emh` needs the kinetic energy of a rigid body …
+            errors.push(
+                req.span,
+                format!(
+                    "scheme `{}` needs the kinetic energy of a rigid body about a fixed \
+                     point, `0.5 * dot(w, J0 w)` with `w = omega(q, q_dot)` and a constant \
+                     positive definite `J0`: it builds the regular mass matrix `M4` from \
+                     `J0`; use `Eml` or `Mpl` for other kinetic energies",
+                    req.kind.name()
+                ),
+            );
+        }
     }
 }
+
+/// Whether `M(q) = 4 G(q)ᵀ J₀ G(q)` at the test points, with `J₀ = ¼ M(e)[1.., 1..]`
+/// positive definite (its leading minors positive).
+fn rigid_body_mass(quantities: &Quantities, at: impl Fn(crate::sym::Id, &[f64; 4]) -> f64) -> bool {
+    let mass_at = |q: &[f64; 4]| -> Vec<Vec<f64>> {
+        let m = &quantities.mass;
+        m.iter()
+            .map(|row| row.iter().map(|&e| at(e, q)).collect())
+            .collect()
+    };
+    let m_e = mass_at(&[1.0, 0.0, 0.0, 0.0]);
+    let j0: Vec<Vec<f64>> = (1..4)
+        .map(|i| (1..4).map(|j| 0.25 * m_e[i][j]).collect())
+        .collect();
+    let minors = [
+        j0[0][0],
+        j0[0][0] * j0[1][1] - j0[0][1] * j0[1][0],
+        j0[0][0] * (j0[1][1] * j0[2][2] - j0[1][2] * j0[2][1])
+            - j0[0][1] * (j0[1][0] * j0[2][2] - j0[1][2] * j0[2][0])
+            + j0[0][2] * (j0[1][0] * j0[2][1] - j0[1][1] * j0[2][0]),
+    ];
+    if !minors.iter().all(|&x| x > 0.0) || m_e[0].iter().any(|&x| x != 0.0) {
+        return false;
+    }
+    // G(q) = [ −q⃗ , q₀ I₃ − hat(q⃗) ] (35a).
+    let g_of = |q: &[f64; 4]| -> [[f64; 4]; 3] {
+        [
+            [-q[1], q[0], q[3], -q[2]],
+            [-q[2], -q[3], q[0], q[1]],
+            [-q[3], q[2], -q[1], q[0]],
+        ]
+    };
+    POINTS_FOR_MASS.iter().all(|q| {
+        let (m, g) = (mass_at(q), g_of(q));
+        let scale = m.iter().flatten().fold(1.0f64, |s, x| s.max(x.abs()));
+        (0..4).all(|r| {
+            (0..4).all(|c| {
+                let want: f64 = (0..3)
+                    .map(|i| {
+                        (0..3)
+                            .map(|j| 4.0 * g[i][r] * j0[i][j] * g[j][c])
+                            .sum::<f64>()
+                    })
+                    .sum();
+                (m[r][c] - want).abs() <= 1e-12 * scale
+            })
+        })
+    })
+}
+
+/// Points where a rigid body's mass matrix is compared with `4 GᵀJ₀G` (not unit: the
+/// identity holds for every `q`).
+const POINTS_FOR_MASS: [[f64; 4]; 2] = [[0.3, -0.7, 0.2, 0.9], [-1.2, 0.4, 0.8, -0.1]];
 
 /// A scheme whose equations have no force term would integrate the unforced system.
 fn forced_schemes(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {

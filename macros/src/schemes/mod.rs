@@ -2,16 +2,19 @@
 //! residual of its discrete equations from the model's symbolic quantities. The
 //! Jacobian is derived from the residual by the symbolic engine, never hand-written.
 mod algebra;
+mod body_hamiltonian;
 mod common;
 mod constraint_gradient;
 mod discrete_gradient;
 #[cfg(test)]
 mod discrete_gradient_tests;
+mod emh;
 mod eml;
 mod ggl_em;
 mod ggl_em_g;
 mod ggl_theta;
 mod ggl_vi_s;
+mod mph;
 mod mpl;
 mod null_eml;
 mod rattle;
@@ -52,6 +55,14 @@ pub enum ConstraintSupport {
     Nonholonomic,
 }
 
+/// What a scheme needs of the model's shape (mirrors `ModelRequirement`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ModelShape {
+    Any,
+    OneQuaternion,
+    RigidBody,
+}
+
 /// A template builder: the model, its quantities and the named blocks of the unknowns
 /// in, the step equations out.
 pub type Build = fn(&mut Model, &Inputs) -> Template;
@@ -69,6 +80,9 @@ pub struct Entry {
     pub stages: Option<(usize, usize)>,
     pub mass: Mass,
     pub constraints: ConstraintSupport,
+    pub model: ModelShape,
+    /// Whether its equations have the `forces` block's term.
+    pub forces: bool,
     /// Blocks of the unknowns for `d` coordinates, `m` holonomic and `k` nonholonomic
     /// constraints: name, size, and whether there is one per stage.
     unknowns: fn(usize, usize, usize) -> Vec<BlockSpec>,
@@ -92,7 +106,12 @@ macro_rules! catalogue {
                 order: { q: $oq:expr, p: $op:expr, multipliers: $olk:ident $(($ol:expr))? $(,)? },
                 energy: $energy:ident,
                 symplectic: $symplectic:literal,
-                requires: { mass: $mass:ident, constraints: $constraints:ident $(,)? },
+                requires: {
+                    mass: $mass:ident,
+                    constraints: $constraints:ident,
+                    model: $model_req:ident,
+                    forces: $forces:literal $(,)?
+                },
                 constraints_at_nodes: $at_nodes:literal,
                 note: $note:literal,
                 $(template: $template:expr,)?
@@ -106,6 +125,8 @@ macro_rules! catalogue {
             stages: catalogue!(@stages $($lo $hi)?),
             mass: Mass::$mass,
             constraints: ConstraintSupport::$constraints,
+            model: ModelShape::$model_req,
+            forces: $forces,
             unknowns: |$d, $m, $k| {
                 let _ = ($d, $m, $k);
                 vec![$((stringify!($block), $size, catalogue!(@per_stage $($per_stage)?))),+]
@@ -242,13 +263,14 @@ impl SchemeKind {
     /// Livens family's, at the midpoint in `q`, `v` and `t`, spec 001 §2.4, §3.5). The
     /// others would integrate the unforced system, so `check` refuses a forced model.
     pub fn takes_forces(self) -> bool {
-        matches!(self.entry.name, "Eml" | "Mpl")
+        self.entry.forces
     }
 
-    /// Whether the scheme is written for one rigid body in a unit quaternion (its update
-    /// is a rotation of the quaternion: Null-EML, spec 001 §2.6).
-    pub fn needs_single_rigid_body(self) -> bool {
-        self.entry.name == "NullEml"
+    /// What the scheme needs of the model's shape: one quaternion (Null-EML rotates it,
+    /// spec 001 §2.6), one rigid body (the Hamiltonian schemes build `M₄` from its `J₀`,
+    /// §2.8–2.9), or nothing.
+    pub fn model_shape(self) -> ModelShape {
+        self.entry.model
     }
 
     /// Every scheme of the catalogue (stage counts left open).

@@ -65,7 +65,7 @@ catalogue! {
         order: { q: 1, p: 1, multipliers: None },
         energy: Oscillates,
         symplectic: true,
-        requires: { mass: Constant, constraints: Holonomic },
+        requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
         constraints_at_nodes: true,
         note: "`g = 0` at nodes, `G M⁻¹ p = 0` at `q̄ = q⁰ + h v⁰` (at nodes for linear `g`); the state's `v` lags one step",
         template: ggl_vi_s::template,
@@ -98,7 +98,7 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: None },
         energy: Oscillates,
         symplectic: true,
-        requires: { mass: Constant, constraints: Holonomic },
+        requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
         constraints_at_nodes: false,
         note: "`g = 0` and `G v = 0` at the midpoints, not at the nodes",
         template: |model, inputs| ggl_theta::template(model, inputs, Coef::Const(0.5), Constraints::Intermediate),
@@ -130,7 +130,7 @@ catalogue! {
         order: { q: 1, p: 1, multipliers: None },
         energy: Oscillates,
         symplectic: true,
-        requires: { mass: Constant, constraints: Holonomic },
+        requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
         constraints_at_nodes: true,
         note: "`g = 0` and `G v = 0` at nodes (`G M⁻¹ p ≠ 0`); `λ` oscillates with period 2",
         template: |model, inputs| {
@@ -149,7 +149,7 @@ catalogue! {
         order: { q: 1, p: 1, multipliers: None },
         energy: Oscillates,
         symplectic: true,
-        requires: { mass: Constant, constraints: Holonomic },
+        requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
         constraints_at_nodes: false,
         note: "second order at θ = ½; `g = 0` and `G v = 0` at `q^θ`; stable only at θ = ½",
         template: |model, inputs| {
@@ -168,7 +168,7 @@ catalogue! {
         order: { q: 1, p: 1, multipliers: None },
         energy: Oscillates,
         symplectic: true,
-        requires: { mass: Constant, constraints: Holonomic },
+        requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
         constraints_at_nodes: true,
         note: "`g = 0` at nodes, `G v = 0` at `q^θ`; stable only for ϑ ≤ ½",
         template: |model, inputs| {
@@ -208,7 +208,7 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: Some(1) },
         energy: Exact,
         symplectic: false,
-        requires: { mass: Constant, constraints: Holonomic },
+        requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
         constraints_at_nodes: true,
         note: "`g = 0` and `G M⁻¹ p = 0` at nodes",
         template: ggl_em::template,
@@ -237,7 +237,7 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: Some(1) },
         energy: Exact,
         symplectic: false,
-        requires: { mass: Constant, constraints: Holonomic },
+        requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
         constraints_at_nodes: true,
         note: "`g = 0` at nodes; `G M⁻¹ p` not enforced",
         template: ggl_em_g::template,
@@ -275,7 +275,7 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: None },
         energy: Exact,
         symplectic: false,
-        requires: { mass: Any, constraints: Holonomic },
+        requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
         constraints_at_nodes: true,
         note: "`E = p·v − T + V` exact; `g = 0` at nodes; `p ≠ M(q) v` and `G v ≠ 0` at nodes",
         template: eml::template,
@@ -302,7 +302,7 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: None },
         energy: Exact,
         symplectic: false,
-        requires: { mass: Any, constraints: Holonomic },
+        requires: { mass: Any, constraints: Holonomic, model: Any, forces: false },
         constraints_at_nodes: true,
         note: "EML with `v¹`, `p¹` eliminated: the same steps; `g = 0` at nodes",
         template: reml::template,
@@ -331,7 +331,7 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: None },
         energy: Exact,
         symplectic: false,
-        requires: { mass: Any, constraints: Holonomic },
+        requires: { mass: Any, constraints: Holonomic, model: OneQuaternion, forces: false },
         constraints_at_nodes: true,
         note: "one rigid body, unknown the rotation `ϑ`; `g = 0` at nodes by construction; λ not computed",
         template: null_eml::template,
@@ -365,10 +365,76 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: None },
         energy: Drifts,
         symplectic: false,
-        requires: { mass: Any, constraints: Holonomic },
+        requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
         constraints_at_nodes: true,
         note: "midpoint rule of the Livens principle; `g = 0` at nodes; momentum maps exact, energy not",
         template: mpl::template,
+    }
+
+    /// MPH, the midpoint rule on the Hamiltonian form of one rigid body (Kinon, Betsch,
+    /// "Conserving integration of multibody systems with singular and non-constant mass
+    /// matrix including quaternion-based rigid body dynamics", App. B, Def. B.2; spec 001
+    /// §2.8), with the regular mass matrix `M₄ = 4 Q_l(q) J₄ Q_l(q)ᵀ` of App. D (139):
+    ///
+    /// ```text
+    /// (133) q¹ − q⁰ = h M₄(q^½)⁻¹ p^½
+    ///       p¹ − p⁰ = −h ∂_q T*(q^½, p^½) − h ∇V(q^½) − h G(q^½)ᵀ λ
+    ///       0       = g(q¹)
+    /// ```
+    ///
+    /// with `T* = ⅛ t·J₄⁻¹t`, `t = Q_l(q)ᵀ p` (138), (145). Unknowns `(q¹, p¹, λ)`,
+    /// `2d + m`; the state's `v` is `M₄⁻¹ p`. Newton starts from `q⁰ + h v⁰` for either
+    /// guess (the paper's footnote 5). Requires one `Quat` coordinate with its unit-norm
+    /// constraint and the kinetic energy `½ Ω·J₀Ω` of a rigid body (`J₀` is read off it).
+    ///
+    /// Properties: second order; `g = 0` at the nodes; momentum maps of linear symmetries
+    /// conserved; the Hamiltonian is not (the paper's reference for what EMH adds).
+    Mph {
+        marker: unit,
+        label: "MPH",
+        family: Ggl,
+        source: "Kinon, Betsch 2024, App. B; spec 001 §2.8",
+        equations: "(133)",
+        unknowns: [q1: d, p1: d, lambda: m],
+        order: { q: 2, p: 2, multipliers: None },
+        energy: Drifts,
+        symplectic: false,
+        requires: { mass: Any, constraints: Holonomic, model: RigidBody, forces: false },
+        constraints_at_nodes: true,
+        note: "one rigid body, Hamiltonian form with `M₄`; `g = 0` at nodes; momentum maps exact, energy not",
+        template: mph::template,
+    }
+
+    /// EMH, the energy–momentum scheme of Betsch and Siebert (2009) on the Hamiltonian
+    /// form of one rigid body (Kinon, Betsch, "Conserving integration of multibody systems
+    /// with singular and non-constant mass matrix including quaternion-based rigid body
+    /// dynamics", App. D, Def. D.2; spec 001 §2.9):
+    ///
+    /// ```text
+    /// (146) q¹ − q⁰ = (h/4) Q_l(q^½) J₄⁻¹ t^½
+    ///       p¹ − p⁰ = −(h/4) [p^½, −G(p^½)ᵀ] J₄⁻¹ t^½ − h ∇̄V(q⁰, q¹) − h ∇̄g(q⁰, q¹)ᵀ λ
+    ///       0       = g(q¹),         t^½ = ½ (Q_l(q¹)ᵀ p¹ + Q_l(q⁰)ᵀ p⁰)
+    /// ```
+    ///
+    /// Unknowns `(q¹, p¹, λ)`, `2d + m`; the state's `v` is `M₄⁻¹ p`. Newton starts from
+    /// `q⁰ + h v⁰` for either guess (footnote 5). Requirements as [`Mph`]'s.
+    ///
+    /// Properties: second order; `H = T* + V` and the momentum maps conserved exactly;
+    /// `g = 0` and `q·p = 0` at the nodes (Remark D.1).
+    Emh {
+        marker: unit,
+        label: "EMH",
+        family: Ggl,
+        source: "Kinon, Betsch 2024, App. D; spec 001 §2.9",
+        equations: "(146)",
+        unknowns: [q1: d, p1: d, lambda: m],
+        order: { q: 2, p: 2, multipliers: None },
+        energy: Exact,
+        symplectic: false,
+        requires: { mass: Any, constraints: Holonomic, model: RigidBody, forces: false },
+        constraints_at_nodes: true,
+        note: "one rigid body, Hamiltonian form with `M₄`; `H = T* + V` exact; `g = 0` and `q·p = 0` at nodes",
+        template: emh::template,
     }
 
     /// RATTLE (Andersen 1983), the Störmer–Verlet method for holonomic constraints, in
@@ -401,7 +467,7 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: None },
         energy: Oscillates,
         symplectic: true,
-        requires: { mass: Constant, constraints: Holonomic },
+        requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
         constraints_at_nodes: true,
         note: "`g = 0` and `G M⁻¹ p = 0` at nodes; without constraints, Störmer–Verlet",
         template: rattle::template,
@@ -436,7 +502,7 @@ catalogue! {
         order: { q: 2, p: 1, multipliers: None },
         energy: Oscillates,
         symplectic: true,
-        requires: { mass: Constant, constraints: Holonomic },
+        requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
         constraints_at_nodes: true,
         note: "RATTLE's positions; `g = 0` at nodes, `G M⁻¹ p = O(h)`",
         template: shake::template,
@@ -469,7 +535,7 @@ catalogue! {
         order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: None },
         energy: Oscillates,
         symplectic: true,
-        requires: { mass: Regular, constraints: Unconstrained },
+        requires: { mass: Regular, constraints: Unconstrained, model: Any, forces: false },
         constraints_at_nodes: false,
         note: "`s = 2` is Störmer–Verlet; momentum maps of the Lagrangian's symmetries conserved",
     }
@@ -504,7 +570,7 @@ catalogue! {
         order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: None },
         energy: Oscillates,
         symplectic: true,
-        requires: { mass: Regular, constraints: Holonomic },
+        requires: { mass: Regular, constraints: Holonomic, model: Any, forces: false },
         constraints_at_nodes: true,
         note: "`g = 0` and `G v = 0` at nodes; `s = 2` is RATTLE for any regular Lagrangian",
     }
@@ -546,7 +612,7 @@ catalogue! {
         order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: Some(S - S % 2) },
         energy: Oscillates,
         symplectic: false,
-        requires: { mass: Regular, constraints: Nonholonomic },
+        requires: { mass: Regular, constraints: Nonholonomic, model: Any, forces: false },
         constraints_at_nodes: false,
         note: "`A(q) v = 0` at nodes and stages (holonomic `g` at velocity level: `G v = 0`, `g` to the order); the state carries `λ` (from the continuous equations at the start)",
     }

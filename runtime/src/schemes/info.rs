@@ -56,6 +56,25 @@ pub struct Requirements {
     pub mass: MassRequirement,
     /// Holonomic constraints.
     pub constraints: ConstraintSupport,
+    /// The model's shape, for schemes written for one rigid body.
+    pub model: ModelRequirement,
+    /// Whether the scheme's equations have the `forces` block's term (`model!` refuses
+    /// a forced model for the others, which would integrate the unforced system).
+    pub forces: bool,
+}
+
+/// What a scheme requires of the model's coordinates and kinetic energy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelRequirement {
+    /// Any model the other requirements admit.
+    Any,
+    /// One `Quat` coordinate whose only constraint is its unit norm (the update rotates
+    /// it: Null-EML).
+    OneQuaternion,
+    /// [`OneQuaternion`](Self::OneQuaternion) with the kinetic energy `½ Ω·J₀Ω` of a
+    /// rigid body about a fixed point, `Ω = 2 G(q) q̇` (the Hamiltonian schemes build the
+    /// regular mass matrix `M₄` from `J₀`).
+    RigidBody,
 }
 
 /// One block of a scheme's unknowns as the catalogue declares it: `q1` of size `d`, or

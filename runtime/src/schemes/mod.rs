@@ -12,8 +12,8 @@ pub mod info;
 
 pub use ggl_theta::{GglThetaA, GglThetaB};
 use info::{
-    BlockSpec, ConstraintSupport, Energy, Entry, MassRequirement, OrderText, Orders, Requirements,
-    SchemeInfo,
+    BlockSpec, ConstraintSupport, Energy, Entry, MassRequirement, ModelRequirement, OrderText,
+    Orders, Requirements, SchemeInfo,
 };
 
 /// Reads the catalogue: a marker struct per `unit` entry, a [`SchemeInfo`] impl and a
@@ -33,7 +33,12 @@ macro_rules! catalogue {
                 order: { q: $oq:expr, p: $op:expr, multipliers: $olk:ident $(($ol:expr))? $(,)? },
                 energy: $energy:ident,
                 symplectic: $symplectic:literal,
-                requires: { mass: $mass:ident, constraints: $constraints:ident $(,)? },
+                requires: {
+                    mass: $mass:ident,
+                    constraints: $constraints:ident,
+                    model: $model_req:ident,
+                    forces: $forces:literal $(,)?
+                },
                 constraints_at_nodes: $at_nodes:literal,
                 note: $note:literal,
                 $(template: $template:expr,)?
@@ -64,6 +69,8 @@ macro_rules! catalogue {
                 requires: Requirements {
                     mass: MassRequirement::$mass,
                     constraints: ConstraintSupport::$constraints,
+                    model: ModelRequirement::$model_req,
+                    forces: $forces,
                 },
                 constraints_at_nodes: $at_nodes,
                 note: $note,

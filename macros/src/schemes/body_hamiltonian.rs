@@ -1,0 +1,109 @@
+//! The Hamiltonian form of one rigid body in a unit quaternion, on which the paper's
+//! Hamiltonian reference schemes MPH and EMH are written (Kinon, Betsch, "Conserving
+//! integration of multibody systems with singular and non-constant mass matrix including
+//! quaternion-based rigid body dynamics", App. D, eqs. (138)–(145); spec 001 §1.8):
+//!
+//! ```text
+//! (139) M₄ = 4 Q_l(q) J₄ Q_l(q)ᵀ,   J₄ = diag(½ tr J₀, J₀)    (regular; M̃₄ = 4 GᵀJ₀G is not)
+//! (145) t  = Q_l(q)ᵀ p = [qᵀ; G(q)] p = [pᵀ; −G(p)] q         (bilinear in q and p)
+//! (138) T* = ½ p·M₄⁻¹p = ⅛ t·J₄⁻¹ t                           (for |q| = 1)
+//! ```
+//!
+//! so that `∂_p T* = Q_l(q) c` and `∂_q T* = [p, −G(p)ᵀ] c` with `c = ∂_t T* = ¼ J₄⁻¹ t`.
+//! `J₀` is read off the model's mass matrix: `M̃₄(e) = 4 G(e)ᵀJ₀G(e) = diag(0, 4 J₀)` at the
+//! identity `e = (1, 0, 0, 0)`; `check` has verified that `M(q) = 4 G(q)ᵀJ₀G(q)` at other
+//! points, i.e. that the kinetic energy is the body's `½ Ω·J₀Ω` with `Ω = 2 G(q) q̇`.
+//!
+//! The co-energy is written with the formula of (138) away from the unit sphere too (the
+//! midpoint `q^½` has `|q^½| < 1`); this is the paper's Hamiltonian, whose flow keeps
+//! `|q| = 1` and `q·p = 0` (Remark D.1).
+use super::common::Setup;
+use crate::ir::Model;
+use crate::quantities::constant_inverse;
+use crate::quaternion;
+use crate::sym::{Graph, Id};
+
+/// `¼ J₄⁻¹` of the model's body, symbolic in its parameters.
+pub(super) struct BodyHamiltonian {
+    quarter_j4_inv: Vec<Vec<Id>>,
+}
+
+impl BodyHamiltonian {
+    /// The body of a model `check` accepted for a rigid-body scheme: one `Quat`
+    /// coordinate, kinetic energy `½ Ω·J₀Ω`.
+    pub fn new(model: &mut Model, setup: &Setup) -> Self {
+        let g = &mut model.graph;
+        let (zero, one) = (g.zero(), g.one());
+        let identity = [one, zero, zero, zero];
+        let mass = &setup.qs.mass;
+        let at_identity: Vec<Vec<Id>> = mass
+            .iter()
+            .map(|row| super::common::at(model, row, &identity, None))
+            .collect();
+        let g = &mut model.graph;
+        let quarter = g.constant(0.25);
+        // J₀ = ¼ M̃₄(e)[1..4, 1..4]
+        let j0: Vec<Vec<Id>> = (1..4)
+            .map(|i| (1..4).map(|j| g.mul(quarter, at_identity[i][j])).collect())
+            .collect();
+        let half = g.constant(0.5);
+        let trace = g.sum([j0[0][0], j0[1][1], j0[2][2]]);
+        let j0s = g.mul(half, trace);
+        let mut j4 = vec![vec![j0s, zero, zero, zero]];
+        j4.extend(j0.iter().map(|row| {
+            let mut r = vec![zero];
+            r.extend(row);
+            r
+        }));
+        // J₀ is positive definite for a body `check` accepted (its entries are the
+        // model's parameters: the inverse is a symbolic expression in them).
+        let inv = constant_inverse(model, &j4).expect("J₄ = diag(½ tr J₀, J₀) is regular");
+        let g = &mut model.graph;
+        let quarter_j4_inv = inv
+            .iter()
+            .map(|row| row.iter().map(|&x| g.mul(quarter, x)).collect())
+            .collect();
+        BodyHamiltonian { quarter_j4_inv }
+    }
+
+    /// The invariant (145), `t = Q_l(q)ᵀ p`.
+    pub fn invariant(&self, g: &mut Graph, q: &[Id], p: &[Id]) -> Vec<Id> {
+        let ql = quaternion::left_matrix(g, q);
+        quaternion::mat_t_vec(g, &ql, p)
+    }
+
+    /// `c = ∂_t T* = ¼ J₄⁻¹ t` (138).
+    pub fn co_energy_gradient(&self, g: &mut Graph, t: &[Id]) -> Vec<Id> {
+        self.quarter_j4_inv
+            .iter()
+            .map(|row| g.dot(row, t))
+            .collect()
+    }
+
+    /// `(∂t/∂p)ᵀ c = Q_l(q) c`.
+    pub fn along_p(&self, g: &mut Graph, q: &[Id], c: &[Id]) -> Vec<Id> {
+        let ql = quaternion::left_matrix(g, q);
+        quaternion::mat_vec(g, &ql, c)
+    }
+
+    /// `(∂t/∂q)ᵀ c = [p, −G(p)ᵀ] c = p c₀ − G(p)ᵀ c⃗`.
+    pub fn along_q(&self, g: &mut Graph, p: &[Id], c: &[Id]) -> Vec<Id> {
+        let gp = quaternion::g_matrix(g, p);
+        let gt_c = quaternion::mat_t_vec(g, &gp, &c[1..4]);
+        p.iter()
+            .zip(gt_c)
+            .map(|(&pi, x)| {
+                let s = g.mul(pi, c[0]);
+                g.sub(s, x)
+            })
+            .collect()
+    }
+
+    /// The velocity `v = M₄⁻¹ p = ∂_p T*(q, p)` (143a), the nodal velocity the
+    /// Hamiltonian schemes report (the paper's footnote 5).
+    pub fn velocity(&self, g: &mut Graph, q: &[Id], p: &[Id]) -> Vec<Id> {
+        let t = self.invariant(g, q, p);
+        let c = self.co_energy_gradient(g, &t);
+        self.along_p(g, q, &c)
+    }
+}
