@@ -6,7 +6,7 @@
 //! the library from [`livens::schemes::CATALOGUE`].
 use std::sync::LazyLock;
 
-use livens::schemes::info::{Energy, Entry, MassRequirement};
+use livens::schemes::info::{Energy, Entry, MassRequirement, ModelRequirement};
 use livens::schemes::CATALOGUE;
 use livens::Orders;
 use livens::{
@@ -58,6 +58,10 @@ pub struct SchemeEntry {
     /// state's own `v` (eq. (74) of the Livens paper), rather than `H(q, p)`: for the
     /// schemes that never invert the mass matrix, whose `p` and `v` are independent.
     pub generalized_energy: bool,
+    /// The state's `v` is `M₄⁻¹ p` (the Hamiltonian rigid-body schemes MPH and EMH, the
+    /// Livens paper's footnote 5), so that `E` is their Hamiltonian `H = T* + V` wherever
+    /// `q·v = 0`.
+    pub hamiltonian_velocity: bool,
 }
 
 impl SchemeEntry {
@@ -75,6 +79,7 @@ impl SchemeEntry {
             symplectic: S::SYMPLECTIC,
             holds_constraints_at_nodes: S::ENTRY.constraints_at_nodes,
             generalized_energy: S::ENTRY.requires.mass == MassRequirement::Any,
+            hamiltonian_velocity: S::ENTRY.requires.model == ModelRequirement::RigidBody,
         }
     }
 
@@ -92,6 +97,7 @@ impl SchemeEntry {
             symplectic: entry.symplectic,
             holds_constraints_at_nodes: entry.constraints_at_nodes,
             generalized_energy: entry.requires.mass == MassRequirement::Any,
+            hamiltonian_velocity: entry.requires.model == ModelRequirement::RigidBody,
         }
     }
 

@@ -119,6 +119,19 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
             generalized.join(", ")
         );
     }
+    let hamiltonian: Vec<&str> = outcomes
+        .iter()
+        .filter(|o| o.scheme.hamiltonian_velocity)
+        .map(|o| o.scheme.label.as_str())
+        .collect();
+    if !hamiltonian.is_empty() {
+        let _ = writeln!(
+            out,
+            "  for {}, v = M₄⁻¹ p (the regular mass matrix), so E is their Hamiltonian H = T* + V \
+             wherever q·v = 0",
+            hamiltonian.join(", ")
+        );
+    }
     if info.forced {
         let _ = writeln!(
             out,
