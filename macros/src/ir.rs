@@ -21,6 +21,13 @@ pub enum Role {
     Input(&'static str, Option<usize>),
     /// Step templates: the `i`-th unknown of the step equations.
     Unknown(usize),
+    /// Step templates: the `k`-th intermediate, a named value of the known state and the
+    /// unknowns (`Template::intermediates`) that the residual is written in, so that the
+    /// Jacobian follows the chain rule through it instead of differentiating its
+    /// definition once per use.
+    Intermediate(usize),
+    /// Step templates: `∂w_k/∂x_j`, the derivative of intermediate `k` by unknown `j`.
+    IntermediateDerivative(usize, usize),
     /// A declared invariant `π_k`, by index into [`Model::invariants`]. Only the
     /// potential and the constraints as written (`potential_raw`, `constraints_raw`)
     /// contain these; everything emitted has them substituted by their definitions.

@@ -46,6 +46,14 @@ fn var_expr(model: &Model, v: VarId) -> TokenStream {
             quote!(#n)
         }
         Role::Unknown(i) => idx("x", i),
+        Role::Intermediate(k) => {
+            let n = format_ident!("w_{}", k);
+            quote!(#n)
+        }
+        Role::IntermediateDerivative(k, j) => {
+            let n = format_ident!("dw_{}_{}", k, j);
+            quote!(#n)
+        }
         Role::Invariant(_) => unreachable!("invariants are substituted before emission"),
         Role::Time => quote!(time),
         Role::SchemeParam(field) => {

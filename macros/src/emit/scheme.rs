@@ -7,9 +7,10 @@ use quote::{format_ident, quote};
 use super::elimination::Elimination;
 use super::{block, emit, lit, private, svector, var_expr};
 use crate::errors::Errors;
-use crate::ir::Model;
+use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
 use crate::schemes::{Family, SchemeKind, SchemeRequest, Template};
+use crate::sym::Id;
 
 /// The impls of every requested scheme, or the errors of those over the budget.
 pub fn impls(
@@ -102,16 +103,45 @@ fn scheme_impl(
     let p = private();
     let (d, m, n) = (model.dim(), model.n_constraints(), t.unknowns.len());
     let (dl, ml, nl) = (lit(d), lit(m), lit(n));
-    // Exact Jacobian ∂R_i/∂x_j: only nonzero entries are written.
+    // The intermediates' nonzero derivatives `∂w_k/∂x_j`, each a variable of the
+    // Jacobian's expressions computed ahead of them.
+    let mut dw = Vec::new();
+    for (k, &(_, def)) in t.intermediates.iter().enumerate() {
+        for (j, &xj) in t.unknowns.iter().enumerate() {
+            let e = model.graph.diff(def, xj);
+            if !model.graph.is_zero(e) {
+                let (_, var) =
+                    model.new_var(format!("dw_{k}_{j}"), Role::IntermediateDerivative(k, j));
+                dw.push((k, j, var, e));
+            }
+        }
+    }
+    // Exact Jacobian ∂R_i/∂x_j + Σ_k ∂R_i/∂w_k ∂w_k/∂x_j: only nonzero entries are
+    // written.
     let mut nonzero = Vec::new();
     for (i, &ri) in t.residual.iter().enumerate() {
+        let mut through: Vec<(usize, Id)> = Vec::new();
+        for (k, &(wk, _)) in t.intermediates.iter().enumerate() {
+            let e = model.graph.diff(ri, wk);
+            if !model.graph.is_zero(e) {
+                through.push((k, e));
+            }
+        }
         for (j, &xj) in t.unknowns.iter().enumerate() {
-            let e = model.graph.diff(ri, xj);
+            let mut e = model.graph.diff(ri, xj);
+            for &(k, dr_dw) in &through {
+                if let Some(&(_, _, dw_kj, _)) = dw.iter().find(|d| (d.0, d.1) == (k, j)) {
+                    let term = model.graph.mul(dr_dw, dw_kj);
+                    e = model.graph.add(e, term);
+                }
+            }
             if !model.graph.is_zero(e) {
                 nonzero.push((i, j, e));
             }
         }
     }
+    let intermediates = intermediates_block(model, t, &[]);
+    let intermediates_and_derivatives = intermediates_block(model, t, &dw);
     let mut outputs = t.residual.clone();
     outputs.extend(nonzero.iter().map(|(_, _, e)| *e));
     let b = emit(&model.graph, &outputs, &|v| var_expr(model, v), &private());
@@ -173,6 +203,14 @@ fn scheme_impl(
                 .collect()
         });
     let (r_stmts, r_only) = block(model, &t.residual);
+    debug_assert!(
+        t.guess.iter().chain(&t.guess_extrapolated).all(|&g| {
+            !model
+                .graph
+                .depends_on_any(g, |v| matches!(model.role(v), Role::Intermediate(_)))
+        }),
+        "a guess may not use the intermediates"
+    );
     let (g_stmts, g_vals) = block(model, &t.guess);
     let guess = svector(n, &g_vals);
     let (ge_stmts, ge_vals) = block(model, &t.guess_extrapolated);
@@ -221,6 +259,7 @@ fn scheme_impl(
         quote! {
             #prologue
             let x = &x.data.0[0];
+            #intermediates_and_derivatives
             #stmts
             r.data.0[0] = [#(#r_vals),*];
             #clear
@@ -282,6 +321,7 @@ fn scheme_impl(
             fn residual(&self, scheme: &#marker, h: T, known: &#state, x: &#p::SVector<T, #nl>, r: &mut #p::SVector<T, #nl>) {
                 #prologue
                 let x = &x.data.0[0];
+                #intermediates
                 #r_stmts
                 r.data.0[0] = [#(#r_only),*];
             }
@@ -303,6 +343,7 @@ fn scheme_impl(
             fn accept(&self, scheme: &#marker, h: T, known: &#state, x: &#p::SVector<T, #nl>) -> #state {
                 #prologue
                 let x = &x.data.0[0];
+                #intermediates
                 #a_stmts
                 #p::GglState { t: known.t + h, q: #qa, v: #va, p: #pa, lambda: #la, gamma: #ga }
             }
@@ -310,6 +351,36 @@ fn scheme_impl(
 
         #step
     })
+}
+
+/// `let (w_0, …, dw_k_j, …) = { … };`: the template's intermediates and the given
+/// derivatives `(k, j, variable, expression)`, computed ahead of the expressions that
+/// use them (nothing for a template without intermediates).
+fn intermediates_block(
+    model: &Model,
+    t: &Template,
+    derivatives: &[(usize, usize, Id, Id)],
+) -> TokenStream {
+    if t.intermediates.is_empty() {
+        return TokenStream::new();
+    }
+    let mut names: Vec<_> = (0..t.intermediates.len())
+        .map(|k| format_ident!("w_{}", k))
+        .collect();
+    names.extend(
+        derivatives
+            .iter()
+            .map(|&(k, j, ..)| format_ident!("dw_{}_{}", k, j)),
+    );
+    let mut outputs: Vec<Id> = t.intermediates.iter().map(|&(_, def)| def).collect();
+    outputs.extend(derivatives.iter().map(|d| d.3));
+    let (stmts, vals) = block(model, &outputs);
+    quote! {
+        let (#(#names,)*) = {
+            #stmts
+            (#(#vals,)*)
+        };
+    }
 }
 
 /// `impl Step<T, Scheme>` for the model: the scheme's state and workspace types with

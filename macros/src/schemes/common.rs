@@ -21,6 +21,13 @@ pub struct Template {
     pub guess_extrapolated: Vec<Id>,
     /// The state at `tⁿ⁺¹` in terms of the known state and `x`.
     pub next: NextState,
+    /// Named intermediate values `w_k = f_k(known, x)` (variables of role
+    /// `Role::Intermediate(k)`) in which the residual and the next state may be written;
+    /// the guesses may not use them. The emitter computes them first and builds the
+    /// Jacobian by the chain rule, `∂R/∂x + ∂R/∂w · ∂w/∂x`: a residual that uses a
+    /// nonlinear map of every unknown many times (Null-EML's `q¹ = exp(ϑ) ∘ q⁰`)
+    /// would otherwise have every node's derivative dense in the unknowns.
+    pub intermediates: Vec<(VarId, Id)>,
 }
 
 impl Template {
@@ -111,7 +118,15 @@ impl Template {
             guess,
             guess_extrapolated,
             next,
+            intermediates: Vec::new(),
         }
+    }
+
+    /// This template with its residual and next state written in the intermediates
+    /// `w_k = definition_k` (see [`Template::intermediates`]).
+    pub fn with_intermediates(mut self, intermediates: Vec<(VarId, Id)>) -> Self {
+        self.intermediates = intermediates;
+        self
     }
 }
 

@@ -19,7 +19,7 @@ use super::algebra::Algebra;
 use super::common::{Inputs, NextState, Setup, Template};
 use super::eml::derivatives;
 use super::reml::velocity;
-use crate::ir::Model;
+use crate::ir::{Model, Role};
 use crate::quaternion;
 use crate::sym::{Func, Graph, Id};
 
@@ -32,11 +32,17 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, x, .. } = &setup;
     let theta = &x[0];
-    let q1 = {
+    let rotated = {
         let g = &mut model.graph;
         let e = exponential(g, theta);
         quaternion::product(g, &e, &k.q)
     };
+    // Every equation below is written in `q¹` as the intermediate `w`: its Jacobian is
+    // `∂R/∂q¹ · ∂q¹/∂ϑ` (`Template::intermediates`), not the derivative of the
+    // exponential map carried through every term.
+    let (w_vars, q1): (Vec<_>, Vec<Id>) = (0..rotated.len())
+        .map(|i| model.new_var(format!("q1_{i}"), Role::Intermediate(i)))
+        .unzip();
     let v1 = velocity(model, &setup, &q1);
     let derivs = derivatives(model, &setup, &q1, &v1, None);
     let (residual, next) = {
@@ -69,6 +75,7 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
             .collect()
     };
     Template::with_guesses(&setup, residual, [guess, extrapolated], next)
+        .with_intermediates(w_vars.into_iter().zip(rotated).collect())
 }
 
 /// `exp_S³((0, ½ϑ))`, eq. (40), with the series branch near `ϑ = 0`.
