@@ -1062,7 +1062,7 @@ mod driven {
             potential = m * 9.81 * r.z;
             holonomic { sphere: 0.5 * (dot(r, r) - 1.0) }
             forces { r: -c * norm(r_dot) * r_dot + a * sin(w * t) * e1 + c * cross(r, r_dot) }
-            schemes { Eml, Mpl }
+            schemes { Eml, Reml, Mpl }
         }
     }
 }
@@ -1079,7 +1079,7 @@ declared_scheme_equations!(
 );
 
 // Four quaternion bodies and four translational ones, 16 constraints, an external load:
-// 100 unknowns. Checked like the GGL schemes above (the `f64` Jacobian against the dual
+// 100 unknowns (REML: 44). Checked like the GGL schemes above (the `f64` Jacobian against the dual
 // and finite-difference columns of the residual) rather than through
 // `declared_scheme_equations!`, whose `Dual64` instance of the whole step, Jacobian
 // included, took 80 of this file's 157 s of compile time for this model alone.
@@ -1087,4 +1087,5 @@ declared_scheme_equations!(
 fn closed_loop_scheme_jacobians() {
     scheme_jacobian::<ClosedLoop<f64>, Eml, 28, 16, 100>(Eml, 0x5EED_0016);
     scheme_jacobian::<ClosedLoop<f64>, Mpl, 28, 16, 100>(Mpl, 0x5EED_0017);
+    scheme_jacobian::<ClosedLoop<f64>, Reml, 28, 16, 44>(Reml, 0x5EED_0018);
 }

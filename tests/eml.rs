@@ -571,12 +571,49 @@ fn heavy_top_steady_precession() {
 /// torque's 300, less the joints' share); after the load `L` drifts by 8.2e-2 per step
 /// (0.30 in all): the joint constraints are equivariant, not invariant, so the midpoint
 /// gradient does not conserve it (spec 001 §3.5, a finding against the paper's text).
+/// REML, EML with `v¹` and `p¹` eliminated (44 unknowns instead of 100), meets the same
+/// figures and follows EML's trajectory to round-off, which the loop's motion amplifies.
 #[test]
 fn closed_loop_under_a_load() {
+    let eml = closed_loop_run(Eml);
+    let reml = closed_loop_run(Reml);
+    // The two solve the same equations in different unknowns, so their round-off
+    // differs; after the load the loop's motion amplifies it about threefold every
+    // five steps (1e-14 at t = 1, 6e-11 at t = 5, 1e-6 at t = 10).
+    let difference = |(a, b): (&GglState<f64, 28, 16>, &GglState<f64, 28, 16>)| {
+        (a.q - b.q)
+            .amax()
+            .max((a.p - b.p).amax() / a.p.amax().max(1.0))
+    };
+    let first = |steps: usize| {
+        eml.iter()
+            .zip(&reml)
+            .take(steps)
+            .map(difference)
+            .fold(0.0, f64::max)
+    };
+    let (to_one, to_five) = (first(10), first(50));
+    println!(
+        "REML against EML: max difference in q, relative in p: {to_one:.1e} for t ≤ 1, \
+         {to_five:.1e} for t ≤ 5"
+    );
+    assert!(
+        to_one <= 1e-13 && to_five <= 1e-10,
+        "{to_one:e} {to_five:e}"
+    );
+}
+
+/// The closed loop's run with `scheme` and the figures of [`closed_loop_under_a_load`],
+/// asserted; the states after each step.
+fn closed_loop_run<S: Copy + core::fmt::Debug>(scheme: S) -> Vec<GglState<f64, 28, 16>>
+where
+    ClosedLoop<f64>: Step<f64, S, State = GglState<f64, 28, 16>>,
+{
     let model = ClosedLoop::new();
     let start = model.initial_state().expect("the square at rest");
     let h = ClosedLoop::DEFAULT_STEP;
-    let mut sim = Integrator::new(model, Eml, h, start);
+    let mut sim = Integrator::new(model, scheme, h, start);
+    let mut states = Vec::new();
     let energy = |s: &GglState<f64, 28, 16>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
     let (mut balance, mut e_half, mut e_one) = (0.0_f64, f64::NAN, f64::NAN);
     let (mut drift_after, mut l_step, mut l_total, mut g_max) =
@@ -587,6 +624,7 @@ fn closed_loop_under_a_load() {
         let before = *sim.state();
         iterations += sim.step().expect("Newton converges").iterations;
         let after = *sim.state();
+        states.push(after);
         let t = after.t;
         let (qm, vm) = ((before.q + after.q) / 2.0, (before.v + after.v) / 2.0);
         let work = h * model.forces(before.t + h / 2.0, &qm, &vm).dot(&vm);
@@ -609,7 +647,7 @@ fn closed_loop_under_a_load() {
         }
     }
     println!(
-        "power balance {balance:.1e}; E(0.5) {e_half:.4}, E(1) {e_one:.6}, max|E − E(1)| after \
+        "{scheme:?}: power balance {balance:.1e}; E(0.5) {e_half:.4}, E(1) {e_one:.6}, max|E − E(1)| after \
          {drift_after:.1e}; P(1) {:.4?}, L(1) {:.4?}; after the load max|ΔL| per step \
          {l_step:.2e}, max|L − L(1)| {l_total:.2}; max|g| {g_max:.1e}; Newton {:.2} per step",
         momenta_one.fixed_rows::<3>(0).as_slice(),
@@ -632,6 +670,7 @@ fn closed_loop_under_a_load() {
     );
     assert!((l_step / 8.2e-2 - 1.0).abs() < 0.05 && (l_total / 0.30 - 1.0).abs() < 0.05);
     assert!(g_max <= 1e-13, "{g_max:e}");
+    states
 }
 
 /// Spec 001 §4 B item 10 and §2.5–2.6: REML (unknowns `q¹, λ`) and Null-EML (unknown the
@@ -661,6 +700,68 @@ fn reml_and_null_eml_follow_eml() {
         assert!(run.momentum_step() <= 1e-12 * l_scale);
         assert!(run.unit <= 1e-15);
     }
+}
+
+livens::model! {
+    /// The free body of spec 001 §3.3 under a torque about the vertical that varies in
+    /// time: the `forces` block at the midpoint in `q`, `v` and `t` in EML and in the two
+    /// forms with unknowns eliminated.
+    pub struct DrivenBody {
+        params { j1 = 6.0, j2 = 8.0, j3 = 3.0, tau = 40.0, freq = 3.0 }
+        coords { q: Quat }
+        invariants { w: omega(q, q_dot) }
+        kinetic = 0.5 * (j1 * w[0] * w[0] + j2 * w[1] * w[1] + j3 * w[2] * w[2]);
+        holonomic { unit: 0.5 * (dot(q, q) - 1.0) }
+        forces { q: torque(q, tau * sin(freq * t) * e3) }
+        schemes { Eml, Reml, NullEml }
+    }
+}
+
+/// §4 B items 10 and 11 together: under a time-dependent torque REML and Null-EML follow
+/// EML's trajectory to round-off, and each keeps the discrete power balance
+/// `Eⁿ⁺¹ − Eⁿ = h F(q^½, v^½, tⁿ + h/2)·v^½`.
+#[test]
+fn forced_reml_and_null_eml_follow_eml() {
+    fn run<S: Copy>(scheme: S) -> (Vec<GglState<f64, 4, 1>>, f64)
+    where
+        DrivenBody<f64>: Step<f64, S, State = GglState<f64, 4, 1>>,
+    {
+        let model = DrivenBody::new();
+        let h = FreeBody::DEFAULT_STEP;
+        let start = FreeBody::new().initial_state().expect("the paper's data");
+        let energy = |s: &GglState<f64, 4, 1>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
+        let mut sim = Integrator::new(model, scheme, h, start);
+        let (mut states, mut balance) = (Vec::new(), 0.0_f64);
+        for _ in 0..40 {
+            let before = *sim.state();
+            sim.step().expect("Newton converges");
+            let after = *sim.state();
+            let (qm, vm) = ((before.q + after.q) / 2.0, (before.v + after.v) / 2.0);
+            let work = h * model.forces(before.t + h / 2.0, &qm, &vm).dot(&vm);
+            balance = balance.max((energy(&after) - energy(&before) - work).abs());
+            states.push(after);
+        }
+        (states, balance)
+    }
+    let (eml, eml_balance) = run(Eml);
+    let e_end = eml.last().map(|s| s.p.dot(&s.v)).unwrap_or_default();
+    for (label, (states, balance)) in [("REML", run(Reml)), ("Null-EML", run(NullEml))] {
+        let dq = eml
+            .iter()
+            .zip(&states)
+            .map(|(a, b)| (a.q - b.q).amax())
+            .fold(0.0, f64::max);
+        println!("{label}: max|q − q_EML| {dq:.1e}, power balance {balance:.1e}");
+        assert!(dq <= 1e-10, "{label}: {dq:e}");
+        assert!(
+            balance <= 1e-11 * e_end.abs().max(2500.0),
+            "{label}: {balance:e}"
+        );
+    }
+    println!("EML: power balance {eml_balance:.1e}, p·v at the end {e_end:.1}");
+    assert!(eml_balance <= 1e-11 * e_end.abs().max(2500.0));
+    // The torque does work: the run is not the free body's.
+    assert!((e_end - 5000.0).abs() > 1.0, "{e_end}");
 }
 
 /// Spec 001 §4 A item 2 on the generated mass matrix of the free body: `M̃₄ = 4 GᵀJ₀G`

@@ -288,10 +288,11 @@ catalogue! {
     ///
     /// ```text
     /// (101) v¹ = (2/h)(q¹ − q⁰) − v⁰,   (102) p¹ = 2 ∂̄_v T − p⁰
-    /// (103) p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ,   0 = g(q¹)
+    /// (103) p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ + h F(q^½, v^½, tⁿ + h/2),   0 = g(q¹)
     /// ```
     ///
-    /// Unknowns `(q¹, λ)`, `d + m`. The same trajectory and properties as EML.
+    /// Unknowns `(q¹, λ)`, `d + m`. The same trajectory and properties as EML, forces
+    /// included.
     Reml {
         marker: unit,
         label: "REML",
@@ -302,7 +303,7 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: None },
         energy: Exact,
         symplectic: false,
-        requires: { mass: Any, constraints: Holonomic, model: Any, forces: false },
+        requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
         constraints_at_nodes: true,
         note: "EML with `v¹`, `p¹` eliminated: the same steps; `g = 0` at nodes",
         template: reml::template,
@@ -316,7 +317,7 @@ catalogue! {
     /// REML, and (72b) premultiplied by `G(q^½)` drops the multiplier:
     ///
     /// ```text
-    /// (104) 0 = G(q^½) (p¹ − p⁰ − h ∂̄_q T + h ∇̄V)
+    /// (104) 0 = G(q^½) (p¹ − p⁰ − h ∂̄_q T + h ∇̄V − h F(q^½, v^½, tⁿ + h/2))
     /// ```
     ///
     /// Unknown: the rotation vector `ϑ`, `d − m = 3`; `λ` is not computed (0 in the
@@ -331,7 +332,7 @@ catalogue! {
         order: { q: 2, p: 2, multipliers: None },
         energy: Exact,
         symplectic: false,
-        requires: { mass: Any, constraints: Holonomic, model: OneQuaternion, forces: false },
+        requires: { mass: Any, constraints: Holonomic, model: OneQuaternion, forces: true },
         constraints_at_nodes: true,
         note: "one rigid body, unknown the rotation `ϑ`; `g = 0` at nodes by construction; λ not computed",
         template: null_eml::template,
