@@ -102,8 +102,8 @@ where
     (worst, fell_back)
 }
 
-/// The quaternion bodies' Livens schemes, whose plans fall back (see the README, Speed):
-/// reported, not asserted.
+/// The quaternion bodies' Livens schemes, whose plans fall back now and then (see the
+/// README, Speed): bounded, not zero.
 fn quaternion_body(label: &str) -> bool {
     ["free body", "heavy top", "closed loop"]
         .iter()
@@ -236,6 +236,14 @@ fn the_papers_runs_never_fall_back_to_partial_pivoting() {
         println!("{label}: {fallbacks} of {factorizations} factorisations fell back");
         assert!(factorizations > 0);
         if quaternion_body(&label) {
+            // Their static pivots meet the singular mass matrix `4 GᵀJ₀G` in the
+            // reduced (REML) block and fail now and then (EML on the closed loop 176 of
+            // 799, Null-EML 68–106 of about 1000); before EML's and MPL's linear
+            // pivots they failed in every factorisation.
+            assert!(
+                fallbacks * 4 <= factorizations,
+                "{label}: {fallbacks} of {factorizations} fell back"
+            );
             continue;
         }
         assert!(

@@ -51,6 +51,9 @@ pub struct Elimination {
     multiplier: Vec<bool>,
     /// Whether each static step and the next form a 2 × 2 pivot.
     paired: Vec<bool>,
+    /// Whether each static step's pivot is a linear pivot the template declared
+    /// (`Template::linear_pivots`), exempt from the threshold test.
+    linear: Vec<bool>,
     /// Rows below each pivot with a nonzero in its column.
     rows: Vec<Vec<usize>>,
     /// Columns right of each pivot with a nonzero in its row.
@@ -78,11 +81,29 @@ impl Elimination {
         nonzeros: impl IntoIterator<Item = (usize, usize)>,
         partners: &[(usize, usize)],
     ) -> Option<Self> {
+        Self::plan_with_linear_pivots(n, nonzeros, partners, &[])
+    }
+
+    /// [`Elimination::plan`], with the unknowns `linear` eliminated first, in order, on
+    /// their diagonal: each is an exact linear substitution the template declares
+    /// (`Template::linear_pivots`: EML's `v¹` through (72a), `p¹` through (72c)), whose
+    /// pivot is a constant like `h/2`. The threshold test would compare it with the
+    /// singular mass matrix's entries in its column and fall back every time; what is
+    /// left after them is the reduced (REML) Jacobian, planned as usual.
+    pub fn plan_with_linear_pivots(
+        n: usize,
+        nonzeros: impl IntoIterator<Item = (usize, usize)>,
+        partners: &[(usize, usize)],
+        linear: &[usize],
+    ) -> Option<Self> {
         let mut in_row: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
         for (i, j) in nonzeros {
             in_row[i].insert(j);
         }
-        Self::primal_first(n, in_row, partners)
+        if linear.iter().any(|&i| !in_row[i].contains(&i)) {
+            return None;
+        }
+        Self::primal_first(n, in_row, partners, linear)
     }
 
     /// Static pivots for every unknown whose diagonal entry is a structural nonzero and
@@ -92,6 +113,7 @@ impl Elimination {
         n: usize,
         mut in_row: Vec<BTreeSet<usize>>,
         partners: &[(usize, usize)],
+        linear: &[usize],
     ) -> Option<Self> {
         let mut in_column: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
         for (i, row) in in_row.iter().enumerate() {
@@ -169,7 +191,13 @@ impl Elimination {
             if single.is_none() {
                 break;
             }
-            let Some((_, _, i, j)) = [single, pair].into_iter().flatten().min() else {
+            // The declared linear pivots come first, in their order.
+            let next_linear = linear.iter().copied().find(|&i| !done[i]);
+            let chosen = match next_linear {
+                Some(i) => Some(((0, 0), 0, i, i)),
+                None => [single, pair].into_iter().flatten().min(),
+            };
+            let Some((_, _, i, j)) = chosen else {
                 break;
             };
             let pivots: &[usize] = if i == j { &[i] } else { &[i, j] };
@@ -214,6 +242,7 @@ impl Elimination {
             if i == j {
                 plan.pivots.push((i, i));
                 plan.paired.push(false);
+                plan.linear.push(next_linear.is_some());
                 plan.rows.push(rows);
                 plan.columns.push(columns);
             } else {
@@ -221,6 +250,7 @@ impl Elimination {
                 // two column j below its own.
                 plan.pivots.extend([(i, i), (j, j)]);
                 plan.paired.extend([true, false]);
+                plan.linear.extend([false, false]);
                 plan.rows.push([&[j][..], &rows].concat());
                 plan.columns.push([&[j][..], &columns].concat());
                 plan.rows.push(rows);
@@ -241,6 +271,7 @@ impl Elimination {
             band: None,
             multiplier: vec![false; n],
             paired: Vec::new(),
+            linear: Vec::new(),
             rows: Vec::new(),
             columns: Vec::new(),
             fill: Vec::new(),
@@ -300,6 +331,7 @@ impl Elimination {
         let in_block = (0..n).map(|i| self.block_rows.contains(&i));
         let multiplier = &self.multiplier;
         let paired = &self.paired;
+        let linear = &self.linear;
         let block_rows = self.block_rows.iter().map(|&i| i as u16);
         let block_columns = self.block_columns.iter().map(|&i| i as u16);
         let band = match &self.band {
@@ -335,6 +367,7 @@ impl Elimination {
                 in_block: &[#(#in_block),*],
                 multiplier: &[#(#multiplier),*],
                 paired: &[#(#paired),*],
+                linear: &[#(#linear),*],
                 rows: &[#(#rows),*],
                 row_start: &[#(#row_start),*],
                 columns: &[#(#columns),*],
@@ -517,7 +550,7 @@ impl Elimination {
         // The row scales of the threshold test (see `solve::sparse::factor`): the
         // 1-norm of each primal row that a single pivot's test reads.
         let in_pair = |k: usize| self.paired[k] || (k > 0 && self.paired[k - 1]);
-        let single = |k: usize| !in_pair(k);
+        let single = |k: usize| !in_pair(k) && !self.linear[k];
         let mut tested: BTreeSet<usize> = BTreeSet::new();
         for (k, &(r, _)) in self.pivots.iter().enumerate().filter(|&(k, _)| single(k)) {
             let below = self.rows[k].iter().filter(|&&i| !self.multiplier[i]);
@@ -723,7 +756,10 @@ impl Elimination {
         };
         // As `solve::sparse::factor` tests: a single pivot against the primal rows
         // below it, each row divided by its 1-norm; a 2 × 2 pivot against itself.
-        let test = if !in_pair(k) {
+        let test = if self.linear[k] {
+            // A declared linear pivot: only finite and nonzero (see `plan_with_linear_pivots`).
+            quote!(let acceptable = pivot.is_finite() & (pivot != T::zero());)
+        } else if !in_pair(k) {
             let below: Vec<_> = rows.iter().filter(|&&i| !self.multiplier[i]).collect();
             let limit = (!below.is_empty()).then(|| {
                 let scale_r = scale(r);

@@ -153,10 +153,11 @@ fn scheme_impl(
     // The Jacobian's elimination plan; with one, the writer below skips the zeros
     // (the plan zeroes its fill itself), without one (structurally singular) it
     // clears the whole matrix for the dense LU.
-    let elimination = Elimination::plan(
+    let elimination = Elimination::plan_with_linear_pivots(
         n,
         nonzero.iter().map(|&(i, j, _)| (i, j)),
         &multiplier_partners(&t.blocks, m),
+        &t.linear_pivots,
     );
     let this = quote!(<Self as #p::families::ggl::DiscreteSystem<T, #marker, #dl, #ml, #nl>>);
     let (plan, clear, planned) = match &elimination {

@@ -28,6 +28,10 @@ pub struct Template {
     /// nonlinear map of every unknown many times (Null-EML's `q¹ = exp(ϑ) ∘ q⁰`)
     /// would otherwise have every node's derivative dense in the unknowns.
     pub intermediates: Vec<(VarId, Id)>,
+    /// Unknowns whose own equation (residual row `i` for unknown `i`) is linear in them
+    /// with a constant coefficient, eliminated first and exempt from the run-time
+    /// threshold test (`Elimination::plan_with_linear_pivots`).
+    pub linear_pivots: Vec<usize>,
 }
 
 impl Template {
@@ -72,16 +76,30 @@ impl Template {
         Template::new(model, setup, residual.concat(), guess, next)
     }
 
-    /// The template of a scheme whose unknowns are `x = (q¹, v¹, p¹, λ)` (EML, MPL):
-    /// Newton starts from the known `(q, v, p, λ)`, the new state is the solution with
-    /// `γ = 0`.
-    pub fn livens(model: &mut Model, setup: &Setup, residual: Vec<Id>) -> Self {
+    /// The template of a scheme whose unknowns are `x = (q¹, v¹, p¹, λ)` (EML, MPL),
+    /// given its four equations: the momentum balance, the position update (linear in
+    /// `v¹` with the coefficient `−h/2`), the discrete Legendre transform (linear in
+    /// `p¹` with `½`), the constraints. They are ordered so that each of `q¹`, `v¹`,
+    /// `p¹`, `λ` has its own row on the diagonal: the balance for `q¹`, and the two
+    /// linear equations as linear pivots, eliminated first, which leaves REML's
+    /// Jacobian to the plan (the mass matrix, singular for a quaternion body, is never
+    /// a pivot). Newton starts from the known `(q, v, p, λ)`, the new state is the
+    /// solution with `γ = 0`.
+    pub fn livens(
+        model: &mut Model,
+        setup: &Setup,
+        [balance, update, legendre, constraints]: [Vec<Id>; 4],
+    ) -> Self {
         let (k, x) = (&setup.k, &setup.x);
         let guess = [&k.q, &k.v, &k.p, &k.lambda].map(|b| b.clone()).concat();
         let zero = model.graph.zero();
         let next =
             NextState::without_gamma(x[0].clone(), x[1].clone(), x[2].clone(), x[3].clone(), zero);
-        Template::new(model, setup, residual, guess, next)
+        let d = setup.d;
+        let residual = [balance, update, legendre, constraints].concat();
+        let mut t = Template::new(model, setup, residual, guess, next);
+        t.linear_pivots = (d..3 * d).collect();
+        t
     }
 
     /// A template from its residual, simple guess and next state; the blocks and
@@ -119,6 +137,7 @@ impl Template {
             guess_extrapolated,
             next,
             intermediates: Vec::new(),
+            linear_pivots: Vec::new(),
         }
     }
 

@@ -56,7 +56,7 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         let r3 = &pm - &a.vector(&derivs.dv_t);
         // (72d)
         let r4 = a.vector_at(&qs.g, &q1);
-        [r1.ids, r2.ids, r3.ids, r4.ids].concat()
+        [r2.ids, r1.ids, r3.ids, r4.ids]
     };
     Template::livens(model, &setup, residual)
 }

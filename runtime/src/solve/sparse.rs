@@ -90,6 +90,12 @@ pub struct Plan {
     /// For each static step, whether it and the next form a 2 × 2 pivot on two
     /// multipliers (see [`factor`]).
     pub paired: &'static [bool],
+    /// For each static step, whether its pivot is a linear one the scheme declares (an
+    /// exact substitution with a constant coefficient, such as EML's `v¹` through
+    /// `q¹ − q⁰ − h v^½ = 0`): tested for being finite and nonzero only, since its
+    /// size relative to its column says nothing about the elimination (the threshold
+    /// test would compare `h/2` with a singular mass matrix's entries and fail).
+    pub linear: &'static [bool],
     /// Rows not yet pivoted with a nonzero in the pivot's column, static step `k` at
     /// `rows[row_start[k]..row_start[k + 1]]`: the entries of `L`.
     pub rows: &'static [u16],
@@ -196,7 +202,9 @@ pub fn factor<T: Real, const N: usize>(
         for &i in rows {
             finite &= a[c][i as usize].is_finite();
         }
-        let acceptable = if first_of_pair || second_of_pair {
+        let acceptable = if plan.linear[k] {
+            true
+        } else if first_of_pair || second_of_pair {
             // A 2 × 2 pivot is a piece of the multipliers' Schur complement, whose
             // scale (`h²` and `h` in EM) is not the primal rows': it is tested against
             // itself (see `choose_pair_row`).
@@ -643,6 +651,7 @@ mod tests {
         in_block: &[false, false, true],
         multiplier: &[false, false, true],
         paired: &[false, false],
+        linear: &[false, false],
         rows: &[2, 2],
         row_start: &[0, 1, 2],
         columns: &[2, 2],
@@ -706,6 +715,7 @@ mod tests {
         in_block: &[false, false],
         multiplier: &[false, false],
         paired: &[false, false],
+        linear: &[false, false],
         rows: &[1],
         row_start: &[0, 1, 1],
         columns: &[1],
@@ -749,6 +759,7 @@ mod tests {
         in_block: &[true; 6],
         multiplier: &[true; 6],
         paired: &[],
+        linear: &[],
         rows: &[],
         row_start: &[0],
         columns: &[],
