@@ -981,6 +981,27 @@ impl Elimination {
 mod tests {
     use super::*;
 
+    /// Declared linear pivots go first, in their order, flagged for the run-time test
+    /// (the arrow's dense unknown 0 included, whatever its fill); the rest is planned
+    /// as without them. A linear pivot without a structural diagonal gives no plan.
+    #[test]
+    fn linear_pivots_go_first() {
+        let n = 6;
+        let mut nz = vec![];
+        for k in 0..n {
+            nz.extend([(k, k), (0, k), (k, 0)]);
+        }
+        let plan = Elimination::plan_with_linear_pivots(n, nz.clone(), &[], &[3, 0]).unwrap();
+        assert_eq!(&plan.pivots[..2], &[(3, 3), (0, 0)]);
+        assert_eq!(&plan.linear[..2], &[true, true]);
+        assert!(plan.linear[2..].iter().all(|&l| !l));
+        assert_eq!(plan.linear.len(), plan.pivots.len());
+        let plain = Elimination::plan(n, nz.clone(), &[]).unwrap();
+        assert!(plain.linear.iter().all(|&l| !l));
+        nz.retain(|&e| e != (2, 2));
+        assert!(Elimination::plan_with_linear_pivots(n, nz, &[], &[2]).is_none());
+    }
+
     /// An arrow matrix pointing down-right needs no fill when its dense row and column
     /// go last; Markowitz finds that order.
     #[test]

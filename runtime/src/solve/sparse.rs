@@ -748,6 +748,35 @@ mod tests {
         );
     }
 
+    /// A declared linear pivot is tested for being finite and nonzero only: the pivot
+    /// of 0.01 that fails against 1 in its column above passes as a linear pivot, and
+    /// the solution is the dense one; zero and NaN still fail.
+    #[test]
+    fn a_linear_pivot_is_exempt_from_the_threshold_test() {
+        const LINEAR: Plan = Plan {
+            linear: &[true, false],
+            ..TWO
+        };
+        let mut slot = [0; 2];
+        let mut a = [[0.01, 20.0], [1.0, 1.0]];
+        assert_eq!(factor(&LINEAR, &mut a, &mut slot), Ok(()));
+        let mut x = nalgebra::Vector2::new(1.0, 2.0);
+        solve(&LINEAR, &a, &slot, &mut x);
+        // Column storage: the matrix is [[0.01, 1], [20, 1]].
+        let want = nalgebra::Matrix2::new(0.01, 1.0, 20.0, 1.0)
+            .lu()
+            .solve(&nalgebra::Vector2::new(1.0, 2.0))
+            .unwrap();
+        assert!((x - want).amax() <= 1e-13 * want.amax(), "{x} vs {want}");
+        for bad in [0.0, f64::NAN] {
+            let mut a = [[bad, 20.0], [1.0, 1.0]];
+            assert_eq!(
+                factor(&LINEAR, &mut a, &mut slot),
+                Err(NeedsPivoting { step: 0 })
+            );
+        }
+    }
+
     /// A block with two sub- and one superdiagonal, in the order 5, 4, …, 0 of the
     /// matrix's indices, whose small diagonal makes every step exchange rows.
     const BAND: Plan = Plan {
