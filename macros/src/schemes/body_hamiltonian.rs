@@ -17,7 +17,8 @@
 //! The co-energy is written with the formula of (138) away from the unit sphere too (the
 //! midpoint `q^½` has `|q^½| < 1`); this is the paper's Hamiltonian, whose flow keeps
 //! `|q| = 1` and `q·p = 0` (Remark D.1).
-use super::common::Setup;
+use super::algebra::Algebra;
+use super::common::{Inputs, NextState, Setup, Template};
 use crate::ir::Model;
 use crate::quantities::constant_inverse;
 use crate::quaternion;
@@ -106,4 +107,91 @@ impl BodyHamiltonian {
         let c = self.co_energy_gradient(g, &t);
         self.along_p(g, q, &c)
     }
+}
+
+/// The states a Hamiltonian step is written in: the known `(q⁰, p⁰)`, the unknowns
+/// `(q¹, p¹)` and their midpoints.
+pub(super) struct Nodes {
+    pub q0: Vec<Id>,
+    pub q1: Vec<Id>,
+    pub p0: Vec<Id>,
+    pub p1: Vec<Id>,
+    pub qm: Vec<Id>,
+    pub pm: Vec<Id>,
+}
+
+/// What distinguishes MPH from EMH: the derivative `c` of `T*` in `t`, of `V` and the
+/// rows of the constraints' derivative, each at the midpoint or discrete.
+pub(super) struct Derivatives {
+    pub c: Vec<Id>,
+    pub grad_v: Vec<Id>,
+    pub constraint_rows: Vec<Vec<Id>>,
+}
+
+/// The step equations both Hamiltonian schemes share, unknowns `x = (q¹, p¹, λ)`:
+///
+/// ```text
+/// 0 = q¹ − q⁰ − h Q_l(q^½) c
+/// 0 = p¹ − p⁰ + h [p^½, −G(p^½)ᵀ] c + h ∇V + h ∇gᵀ λ
+/// 0 = g(q¹)
+/// ```
+///
+/// with `derivatives` supplying `c`, `∇V` and `∇g`; the new state's `v` is `M₄⁻¹ p¹`,
+/// and Newton starts from `(q⁰ + h v⁰, p⁰, λ⁰)` whichever guess is asked for (the
+/// paper's footnote 5: from `q⁰` the Jacobian is nearly singular and Newton fails).
+pub(super) fn template(
+    model: &mut Model,
+    inputs: &Inputs,
+    derivatives: impl FnOnce(&mut Model, &Setup, &BodyHamiltonian, &Nodes) -> Derivatives,
+) -> Template {
+    let setup = Setup::new(model, inputs);
+    let body = BodyHamiltonian::new(model, &setup);
+    let Setup { k, qs, x, .. } = &setup;
+    let nodes = {
+        let qm = super::common::midpoint(model, &k.q, &x[0]);
+        let pm = super::common::midpoint(model, &k.p, &x[1]);
+        Nodes {
+            q0: k.q.clone(),
+            q1: x[0].clone(),
+            p0: k.p.clone(),
+            p1: x[1].clone(),
+            qm,
+            pm,
+        }
+    };
+    let derivs = derivatives(model, &setup, &body, &nodes);
+    let (residual, next) = {
+        let a = Algebra::new(model);
+        let (q0, p0) = (a.vector(&nodes.q0), a.vector(&nodes.p0));
+        let (q1, p1, lambda) = (a.vector(&nodes.q1), a.vector(&nodes.p1), a.vector(&x[2]));
+        let h = a.scalar(k.h);
+        let c = a.vector(&derivs.c);
+        let dp_h = a.call(|m| body.along_p(&mut m.graph, &nodes.qm, &c.ids));
+        let dq_t = a.call(|m| body.along_q(&mut m.graph, &nodes.pm, &c.ids));
+        let grad_v = a.vector(&derivs.grad_v);
+        let dg_lambda = if derivs.constraint_rows.is_empty() {
+            a.zeros(setup.d)
+        } else {
+            a.matrix(&derivs.constraint_rows).t() * &lambda
+        };
+        let r1 = &q1 - &q0 - h * &dp_h;
+        let r2 = &p1 - &p0 + h * &dq_t + h * &grad_v + h * dg_lambda;
+        let r3 = a.vector_at(&qs.g, &q1);
+        let v1 = a.call(|m| body.velocity(&mut m.graph, &q1.ids, &p1.ids));
+        let zero = a.constant(0.0).id;
+        let next = NextState::without_gamma(q1.ids, v1.ids, p1.ids, lambda.ids, zero);
+        ([r1.ids, r2.ids, r3.ids].concat(), next)
+    };
+    let g = &mut model.graph;
+    let mut guess: Vec<Id> =
+        k.q.iter()
+            .zip(&k.v)
+            .map(|(&q, &v)| {
+                let hv = g.mul(k.h, v);
+                g.add(q, hv)
+            })
+            .collect();
+    guess.extend(&k.p);
+    guess.extend(&k.lambda);
+    Template::with_guesses(&setup, residual, [guess.clone(), guess], next)
 }

@@ -14,65 +14,28 @@
 //! The paper's reference scheme on the Hamiltonian side: second order, `g = 0` at the
 //! nodes and the momentum maps of linear symmetries exact, the Hamiltonian not.
 //! Newton starts from `q¹ = q⁰ + h v⁰` (the paper's footnote 5: from `q⁰` its Jacobian is
-//! nearly singular and Newton fails).
-use super::algebra::Algebra;
-use super::body_hamiltonian::BodyHamiltonian;
-use super::common::{Inputs, NextState, Setup, Template};
+//! nearly singular and Newton fails). The equations are
+//! [`body_hamiltonian::template`]'s; this file gives its derivatives.
+use super::body_hamiltonian::{self, Derivatives};
+use super::common::{at, Inputs, Template};
 use crate::ir::Model;
 
-/// The step equations.
+/// The step equations: every derivative at the midpoint.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
-    let setup = Setup::new(model, inputs);
-    let body = BodyHamiltonian::new(model, &setup);
-    let Setup { k, qs, x, m, .. } = &setup;
-    let (residual, next) = {
-        let a = Algebra::new(model);
-        let (q0, p0) = (a.vector(&k.q), a.vector(&k.p));
-        let (q1, p1, lambda) = (a.vector(&x[0]), a.vector(&x[1]), a.vector(&x[2]));
-        let h = a.scalar(k.h);
-        let (qm, pm) = (a.midpoint(&q0, &q1), a.midpoint(&p0, &p1));
-        let c = a.call(|m| {
-            let t = body.invariant(&mut m.graph, &qm.ids, &pm.ids);
-            body.co_energy_gradient(&mut m.graph, &t)
-        });
-        let dp_h = a.call(|m| body.along_p(&mut m.graph, &qm.ids, &c.ids));
-        let dq_t = a.call(|m| body.along_q(&mut m.graph, &pm.ids, &c.ids));
-        let grad_v = a.vector_at(&qs.grad_v, &qm);
-        let gt_lambda = if *m == 0 {
-            a.zeros(setup.d)
-        } else {
-            a.matrix_at(&qs.jac, &qm).t() * &lambda
-        };
-        let r1 = &q1 - &q0 - h * &dp_h;
-        let r2 = &p1 - &p0 + h * &dq_t + h * &grad_v + h * gt_lambda;
-        let r3 = a.vector_at(&qs.g, &q1);
-        let v1 = a.call(|m| body.velocity(&mut m.graph, &q1.ids, &p1.ids));
-        let zero = a.constant(0.0).id;
-        let next = NextState::without_gamma(q1.ids, v1.ids, p1.ids, lambda.ids, zero);
-        ([r1.ids, r2.ids, r3.ids].concat(), next)
-    };
-    extrapolated_template(model, &setup, residual, next)
-}
-
-/// The template of a Hamiltonian rigid-body scheme: unknowns `(q¹, p¹, λ)`, Newton
-/// starting from `(q⁰ + h v⁰, p⁰, λ⁰)` whichever guess is asked for (footnote 5).
-pub(super) fn extrapolated_template(
-    model: &mut Model,
-    setup: &Setup,
-    residual: Vec<crate::sym::Id>,
-    next: NextState,
-) -> Template {
-    let k = &setup.k;
-    let g = &mut model.graph;
-    let mut guess: Vec<_> =
-        k.q.iter()
-            .zip(&k.v)
-            .map(|(&q, &v)| {
-                let hv = g.mul(k.h, v);
-                g.add(q, hv)
-            })
+    body_hamiltonian::template(model, inputs, |model, setup, body, nodes| {
+        let t = body.invariant(&mut model.graph, &nodes.qm, &nodes.pm);
+        let c = body.co_energy_gradient(&mut model.graph, &t);
+        let grad_v = at(model, &setup.qs.grad_v, &nodes.qm, None);
+        let constraint_rows = setup
+            .qs
+            .jac
+            .iter()
+            .map(|row| at(model, row, &nodes.qm, None))
             .collect();
-    guess.extend(&k.p);
-    guess.extend(&k.lambda);
-    Template::with_guesses(setup, residual, [guess.clone(), guess], next)
+        Derivatives {
+            c,
+            grad_v,
+            constraint_rows,
+        }
+    })
 }
