@@ -40,11 +40,6 @@ fn single_rigid_body(
     schemes: &[SchemeRequest],
     errors: &mut Errors,
 ) {
-    const POINTS: [[f64; 4]; 3] = [
-        [0.3, -0.7, 0.2, 0.9],
-        [1.4, 0.1, -0.5, 0.2],
-        [-0.2, 0.6, 0.8, -1.1],
-    ];
     let at = |e, q: &[f64; 4]| {
         model.graph.eval(e, &|v| match model.role(v) {
             Role::Q(i) => q[i],
@@ -132,7 +127,7 @@ fn rigid_body_mass(quantities: &Quantities, at: impl Fn(crate::sym::Id, &[f64; 4
             [-q[3], q[2], -q[1], q[0]],
         ]
     };
-    POINTS_FOR_MASS.iter().all(|q| {
+    POINTS.iter().all(|q| {
         let (m, g) = (mass_at(q), g_of(q));
         let scale = m.iter().flatten().fold(1.0f64, |s, x| s.max(x.abs()));
         (0..4).all(|r| {
@@ -150,9 +145,14 @@ fn rigid_body_mass(quantities: &Quantities, at: impl Fn(crate::sym::Id, &[f64; 4
     })
 }
 
-/// Points where a rigid body's mass matrix is compared with `4 GᵀJ₀G` (not unit: the
-/// identity holds for every `q`).
-const POINTS_FOR_MASS: [[f64; 4]; 2] = [[0.3, -0.7, 0.2, 0.9], [-1.2, 0.4, 0.8, -0.1]];
+/// Points (not unit) where a rigid-body scheme's model is recognised: the unit-norm
+/// constraint's ratio to `q·q − 1`, and the mass matrix against `4 GᵀJ₀G`, an identity
+/// for every `q`.
+const POINTS: [[f64; 4]; 3] = [
+    [0.3, -0.7, 0.2, 0.9],
+    [1.4, 0.1, -0.5, 0.2],
+    [-0.2, 0.6, 0.8, -1.1],
+];
 
 /// A scheme whose equations have no force term would integrate the unforced system.
 fn forced_schemes(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {

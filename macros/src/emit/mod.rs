@@ -47,11 +47,11 @@ fn var_expr(model: &Model, v: VarId) -> TokenStream {
         }
         Role::Unknown(i) => idx("x", i),
         Role::Intermediate(k) => {
-            let n = format_ident!("w_{}", k);
+            let n = intermediate_ident(k);
             quote!(#n)
         }
         Role::IntermediateDerivative(k, j) => {
-            let n = format_ident!("dw_{}_{}", k, j);
+            let n = intermediate_derivative_ident(k, j);
             quote!(#n)
         }
         Role::Invariant(_) => unreachable!("invariants are substituted before emission"),
@@ -61,6 +61,16 @@ fn var_expr(model: &Model, v: VarId) -> TokenStream {
             quote!(#p::c::<T>(scheme.#f()))
         }
     }
+}
+
+/// The local a template's intermediate `w_k` is bound to (`Template::intermediates`).
+pub(crate) fn intermediate_ident(k: usize) -> proc_macro2::Ident {
+    format_ident!("w_{}", k)
+}
+
+/// The local `∂w_k/∂x_j` is bound to.
+pub(crate) fn intermediate_derivative_ident(k: usize, j: usize) -> proc_macro2::Ident {
+    format_ident!("dw_{}_{}", k, j)
 }
 
 /// Statements computing `outputs`, and the names of their values.

@@ -5,7 +5,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::elimination::Elimination;
-use super::{block, emit, lit, private, svector, var_expr};
+use super::{
+    block, emit, intermediate_derivative_ident, intermediate_ident, lit, private, svector, var_expr,
+};
 use crate::errors::Errors;
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
@@ -365,13 +367,11 @@ fn intermediates_block(
     if t.intermediates.is_empty() {
         return TokenStream::new();
     }
-    let mut names: Vec<_> = (0..t.intermediates.len())
-        .map(|k| format_ident!("w_{}", k))
-        .collect();
+    let mut names: Vec<_> = (0..t.intermediates.len()).map(intermediate_ident).collect();
     names.extend(
         derivatives
             .iter()
-            .map(|&(k, j, ..)| format_ident!("dw_{}_{}", k, j)),
+            .map(|&(k, j, ..)| intermediate_derivative_ident(k, j)),
     );
     let mut outputs: Vec<Id> = t.intermediates.iter().map(|&(_, def)| def).collect();
     outputs.extend(derivatives.iter().map(|d| d.3));

@@ -182,16 +182,8 @@ pub(super) fn template(
         let next = NextState::without_gamma(q1.ids, v1.ids, p1.ids, lambda.ids, zero);
         ([r1.ids, r2.ids, r3.ids].concat(), next)
     };
-    let g = &mut model.graph;
-    let mut guess: Vec<Id> =
-        k.q.iter()
-            .zip(&k.v)
-            .map(|(&q, &v)| {
-                let hv = g.mul(k.h, v);
-                g.add(q, hv)
-            })
-            .collect();
-    guess.extend(&k.p);
-    guess.extend(&k.lambda);
-    Template::with_guesses(&setup, residual, [guess.clone(), guess], next)
+    let simple = [&k.q, &k.p, &k.lambda].map(|b| b.clone()).concat();
+    let mut t = Template::new(model, &setup, residual, simple, next);
+    t.guess = t.guess_extrapolated.clone();
+    t
 }
