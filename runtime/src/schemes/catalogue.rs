@@ -24,8 +24,11 @@
 // - `order` in `q`, `p` and the multipliers (`None`: none, or not stated and not
 //   measured), expressions in the stage count if there is one;
 // - `energy` (`Exact`, `Oscillates`, `Drifts`), `symplectic`;
-// - `requires`: `mass` (`Constant`, `Regular`) and `constraints` (`Unconstrained`,
-//   `Holonomic`, `Nonholonomic`);
+// - `requires`: `mass` (`Constant`, `Regular`, `Any`), `constraints` (`Unconstrained`,
+//   `Holonomic`, `Nonholonomic`), `model` (`Any`; `OneQuaternion`: one `Quat` with its
+//   unit norm only; `RigidBody`: that, with the kinetic energy `½ Ω·J₀Ω`) and `forces`
+//   (whether the template adds the `forces` block's term; `model!` refuses a forced
+//   model otherwise);
 // - `constraints_at_nodes`: whether `g(q) = 0` is one of its equations at the nodes
 //   (`false` for schemes without constraints);
 // - `note`: where the constraints hold, what to watch for (one line, for the README);
