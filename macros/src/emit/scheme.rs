@@ -6,12 +6,13 @@ use quote::{format_ident, quote};
 
 use super::elimination::Elimination;
 use super::{
-    block, emit, intermediate_derivative_ident, intermediate_ident, lit, private, svector, var_expr,
+    block, intermediate_derivative_ident, intermediate_ident, lit, private, svector, var_expr,
 };
 use crate::errors::Errors;
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
 use crate::schemes::{Family, SchemeKind, SchemeRequest, Template};
+use crate::sym::emit::emit_sunk;
 use crate::sym::Id;
 
 /// The impls of every requested scheme, or the errors of those over the budget.
@@ -146,12 +147,6 @@ fn scheme_impl(
     let intermediates_and_derivatives = intermediates_block(model, t, &dw);
     let mut outputs = t.residual.clone();
     outputs.extend(nonzero.iter().map(|(_, _, e)| *e));
-    let b = emit(&model.graph, &outputs, &|v| var_expr(model, v), &private());
-    if b.temporaries > BUDGET {
-        return Err(over_budget(model, kind, b.temporaries));
-    }
-    let (stmts, vals) = (b.stmts, b.values);
-    let (r_vals, j_vals) = vals.split_at(n);
     // The Jacobian's elimination plan; with one, the writer below skips the zeros
     // (the plan zeroes its fill itself), without one (structurally singular) it
     // clears the whole matrix for the dense LU.
@@ -181,30 +176,9 @@ fn scheme_impl(
             quote!(),
         ),
     };
-    let j_writes: Vec<TokenStream> = nonzero
-        .iter()
-        .zip(j_vals)
-        .map(|((i, j, _), v)| {
-            let (i, j) = (lit(*i), lit(*j));
-            quote!(jac[#j][#i] = #v;)
-        })
-        .collect();
     // In release builds a plan may pack its entries (see `Elimination::packing`): the
     // planned writer then puts entry (i, j) at its position.
-    let packed_writes: Option<Vec<TokenStream>> = elimination
-        .as_ref()
-        .and_then(|e| e.packing())
-        .map(|position| {
-            nonzero
-                .iter()
-                .zip(j_vals)
-                .map(|((i, j, _), v)| {
-                    let k = position[&(*i, *j)];
-                    let (i, j) = (lit(k % n), lit(k / n));
-                    quote!(jac[#j][#i] = #v;)
-                })
-                .collect()
-        });
+    let packing = elimination.as_ref().and_then(|e| e.packing());
     let (r_stmts, r_only) = block(model, &t.residual);
     debug_assert!(
         t.guess.iter().chain(&t.guess_extrapolated).all(|&g| {
@@ -258,25 +232,59 @@ fn scheme_impl(
             jac: &mut [[T; #nl]; #nl],
         )
     };
-    let writer = |writes: &[TokenStream]| {
-        quote! {
+    // The writer computes its outputs equation by equation, each residual and then its
+    // row of the Jacobian (`nonzero` is in row order), and stores each as soon as it
+    // is computed (see `emit_sunk`): the Jacobian's entry (i, j) at `position(i, j)`
+    // of `jac`, counted column-major.
+    let mut by_row: Vec<usize> = Vec::with_capacity(outputs.len());
+    let mut entries = nonzero.iter().enumerate().peekable();
+    for i in 0..n {
+        by_row.push(i);
+        while let Some((k, _)) = entries.next_if(|(_, e)| e.0 == i) {
+            by_row.push(n + k);
+        }
+    }
+    debug_assert_eq!(
+        by_row.len(),
+        outputs.len(),
+        "the Jacobian's entries in row order"
+    );
+    let ordered: Vec<Id> = by_row.iter().map(|&k| outputs[k]).collect();
+    let writer = |position: &dyn Fn(usize, usize) -> usize| {
+        let sink = |k: usize, value: &TokenStream| {
+            let k = by_row[k];
+            if k < n {
+                let k = lit(k);
+                quote!(r.data.0[0][#k] = #value;)
+            } else {
+                let (i, j, _) = nonzero[k - n];
+                let at = position(i, j);
+                let (i, j) = (lit(at % n), lit(at / n));
+                quote!(jac[#j][#i] = #value;)
+            }
+        };
+        let b = emit_sunk(&model.graph, &ordered, &|v| var_expr(model, v), &p, &sink);
+        let stmts = b.stmts;
+        let tokens = quote! {
             #prologue
             let x = &x.data.0[0];
+            #clear
             #intermediates_and_derivatives
             #stmts
-            r.data.0[0] = [#(#r_vals),*];
-            #clear
-            #(#writes)*
-        }
+        };
+        (tokens, b.temporaries)
     };
-    let dense_writer = writer(&j_writes);
+    let (dense_writer, temporaries) = writer(&|i, j| j * n + i);
+    if temporaries > BUDGET {
+        return Err(over_budget(model, kind, temporaries));
+    }
     // Release builds with a packed plan write packed and unpack for the column-stored
     // contract; debug builds compile only the column-stored writer (the table-driven
     // factorisation reads that layout). The writer is emitted twice but compiled once.
     let unpacking = elimination.as_ref().and_then(|e| e.unpacking());
-    let writers = match (packed_writes, unpacking) {
-        (Some(packed), Some(unpack)) => {
-            let packed_writer = writer(&packed);
+    let writers = match (packing, unpacking) {
+        (Some(packing), Some(unpack)) => {
+            let (packed_writer, _) = writer(&|i, j| packing[&(i, j)]);
             quote! {
                 #[cfg(debug_assertions)]
                 fn residual_and_jacobian #signature {

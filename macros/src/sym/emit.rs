@@ -30,16 +30,31 @@ pub fn emit(
     var: &dyn Fn(VarId) -> TokenStream,
     private: &TokenStream,
 ) -> Block {
-    let needed = needed_nodes(g, outputs);
-    // Slots for operations only; variables and constants are operands in place.
-    let mut slot = vec![usize::MAX; needed.len()];
-    let mut slots = 0;
-    for (i, &need) in needed.iter().enumerate() {
-        if need && !matches!(g.node(Id(i as u32)), Node::Var(_) | Node::Const(_)) {
-            slot[i] = slots;
-            slots += 1;
-        }
+    emit_sunk(g, outputs, var, private, &|_, _| TokenStream::new())
+}
+
+/// As [`emit`], with `sink(k, value)` (a statement storing output `k`) emitted right
+/// after the statement that computes output `k`, or first of all when the output is a
+/// variable or a constant. A step's writer stores thousands of Jacobian entries: stored
+/// after the whole block, every entry's value stayed live until the end, and LLVM
+/// spilled them to the stack and loaded them back. Stored as they come, the 40-link
+/// chain's EM writer went from 159 KiB of machine code to 115 KiB.
+pub fn emit_sunk(
+    g: &Graph,
+    outputs: &[Id],
+    var: &dyn Fn(VarId) -> TokenStream,
+    private: &TokenStream,
+    sink: &dyn Fn(usize, &TokenStream) -> TokenStream,
+) -> Block {
+    // Slots for operations only, in the order they are computed; variables and
+    // constants are operands in place. (A node's operands have lower ids.)
+    let len = outputs.iter().map(|o| o.index() + 1).max().unwrap_or(0);
+    let order = depth_first(g, outputs, len);
+    let mut slot = vec![usize::MAX; len];
+    for (k, &i) in order.iter().enumerate() {
+        slot[i] = k;
     }
+    let slots = order.len();
     let operand = |id: Id| -> TokenStream {
         match g.node(id) {
             Node::Const(bits) => {
@@ -53,11 +68,17 @@ pub fn emit(
             }
         }
     };
+    // The outputs each node's statement completes, in order.
+    let mut completes: Vec<Vec<usize>> = vec![Vec::new(); len];
     let mut stmts = TokenStream::new();
-    for (i, &need) in needed.iter().enumerate() {
-        if !need || slot[i] == usize::MAX {
-            continue;
+    for (k, &o) in outputs.iter().enumerate() {
+        if slot[o.index()] == usize::MAX {
+            stmts.extend(sink(k, &operand(o)));
+        } else {
+            completes[o.index()].push(k);
         }
+    }
+    for &i in &order {
         let id = Id(i as u32);
         let rhs = match g.node(id) {
             Node::Const(_) | Node::Var(_) => unreachable!("operands, not slots"),
@@ -107,6 +128,9 @@ pub fn emit(
         };
         let k = Literal::usize_unsuffixed(slot[i]);
         stmts.extend(quote!(t[#k] = #rhs;));
+        for &k in &completes[i] {
+            stmts.extend(sink(k, &operand(id)));
+        }
     }
     if slots > 0 {
         let n = Literal::usize_unsuffixed(slots);
@@ -123,35 +147,49 @@ pub fn emit(
     }
 }
 
-/// Marks every node the outputs need. A `Neg` that only appears as the right operand
-/// of an `Add` is printed as a subtraction and is not needed itself.
-fn needed_nodes(g: &Graph, outputs: &[Id]) -> Vec<bool> {
-    let Some(max) = outputs.iter().max() else {
-        return Vec::new();
+/// The operations the outputs need, each after its operands, in the order of a
+/// depth-first walk from each output in turn, so that each value is computed close to
+/// where it is used. In the order the graph created its nodes, a step's whole residual
+/// came before any of its derivatives, and every value of the residual that the
+/// Jacobian reuses stayed live (on the stack) until its row came: with the writer's
+/// outputs equation by equation, the 40-link chain's EM writer went from 115 KiB of
+/// machine code to 97 KiB.
+fn depth_first(g: &Graph, outputs: &[Id], len: usize) -> Vec<usize> {
+    let operands = |id: Id| -> Vec<Id> {
+        match g.node(id) {
+            Node::Add(a, b) => match g.node(b) {
+                Node::Neg(c) => vec![a, c],
+                _ => vec![a, b],
+            },
+            node => node.children().collect(),
+        }
     };
-    let mut need = vec![false; max.index() + 1];
+    let is_operation = |id: Id| !matches!(g.node(id), Node::Var(_) | Node::Const(_));
+    let mut visited = vec![false; len];
+    let mut order = Vec::new();
     for &o in outputs {
-        need[o.index()] = true;
-    }
-    for i in (0..need.len()).rev() {
-        if !need[i] {
+        if !is_operation(o) {
             continue;
         }
-        let node = g.node(Id(i as u32));
-        match node {
-            Node::Add(a, b) => {
-                need[a.index()] = true;
-                match g.node(b) {
-                    Node::Neg(c) => need[c.index()] = true,
-                    _ => need[b.index()] = true,
-                }
+        // (node, whether its operands have been pushed): a node is computed when it
+        // comes off the stack the second time, after every operand pushed above it.
+        let mut stack = vec![(o, false)];
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                order.push(id.index());
+                continue;
             }
-            _ => {
-                for c in node.children() {
-                    need[c.index()] = true;
+            if visited[id.index()] {
+                continue;
+            }
+            visited[id.index()] = true;
+            stack.push((id, true));
+            for c in operands(id).into_iter().rev() {
+                if is_operation(c) && !visited[c.index()] {
+                    stack.push((c, false));
                 }
             }
         }
     }
-    need
+    order
 }
