@@ -4,9 +4,10 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{block, lit, private, svector};
+use super::{block, lit, private, svector, var_expr};
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
+use crate::sym::emit::emit_sunk;
 use crate::sym::Id;
 
 /// Statements writing the `rows × cols` matrix `entries[r][c]` into column storage
@@ -20,15 +21,15 @@ fn columns_body(model: &Model, entries: &[Vec<Id>]) -> TokenStream {
         .filter(|&(_, _, e)| !model.graph.is_zero(e))
         .collect();
     let ids: Vec<Id> = nonzero.iter().map(|&(_, _, e)| e).collect();
-    let (stmts, vals) = block(model, &ids);
-    let writes = nonzero.iter().zip(&vals).map(|(&(r, c, _), val)| {
-        let (r, c) = (lit(r), lit(c));
-        quote!(out[#c][#r] = #val;)
-    });
+    // Each entry stored as soon as it is computed (see `emit_sunk`).
+    let store = |k: usize, value: &TokenStream| {
+        let (r, c) = (lit(nonzero[k].0), lit(nonzero[k].1));
+        quote!(out[#c][#r] = #value;)
+    };
+    let stmts = emit_sunk(&model.graph, &ids, &|v| var_expr(model, v), &p, &store).stmts;
     quote! {
-        #stmts
         #p::zero_matrix(out);
-        #(#writes)*
+        #stmts
     }
 }
 
