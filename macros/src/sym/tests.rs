@@ -161,6 +161,40 @@ fn emission_names_each_needed_node_once() {
     assert!(code.contains(" - "), "subtraction printed as such: {code}");
 }
 
+/// Outputs are stored right after the statement computing them (a variable's first of
+/// all), and each output's operations come in a depth-first walk from it: the second
+/// output's `cos` is not computed before the first output is stored.
+#[test]
+fn emission_stores_each_output_as_soon_as_it_is_computed() {
+    let mut g = Graph::new();
+    let first = g.parse_sexp("(* (sin x) y)");
+    let second = g.parse_sexp("(+ (cos x) (sin x))");
+    let x = g.parse_sexp("x");
+    let store = |k: usize, value: &proc_macro2::TokenStream| quote::quote!(out[#k] = #value;);
+    let block = emit::emit_sunk(
+        &g,
+        &[second, first, x],
+        &|v| quote::quote!(input[#v]),
+        &quote::quote!(p),
+        &store,
+    );
+    let code = block.stmts.to_string();
+    let at = |text: &str| {
+        code.find(text)
+            .unwrap_or_else(|| panic!("{text:?} in {code}"))
+    };
+    // The variable, then `second`'s operations and store, then `first`'s.
+    assert!(at("out [2usize] = input") < at("t [0] ="), "{code}");
+    assert!(at("out [0usize]") < at("* input"), "{code}");
+    assert!(at("out [0usize]") > at(". cos ()"), "{code}");
+    assert!(at("out [1usize]") > at("* input"), "{code}");
+    assert_eq!(code.matches(". sin ()").count(), 1, "{code}");
+    assert_eq!(
+        block.temporaries, 4,
+        "sin, cos, their sum, the product: {code}"
+    );
+}
+
 impl quote::ToTokens for VarId {
     fn to_tokens(&self, tokens: &mut proc_macro2::TokenStream) {
         let i = self.0 as usize;
