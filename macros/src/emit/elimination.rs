@@ -30,7 +30,7 @@
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
 use super::lit;
 use super::repeats::{self, Chunk, Item, Layout, Operands};
@@ -785,14 +785,19 @@ impl Elimination {
                     && pivot != T::zero();
             }
         };
-        let scaling = rows.iter().map(|&i| {
-            let e = o.entry(i, c);
-            quote!(#e *= inverse;)
+        // The multipliers are scaled once and then held as values: read back from the
+        // matrix in every column's update, they would be loads that LLVM cannot keep in
+        // registers or pair into vectors inside a loop, where the pivot column and the
+        // updated column move by different offsets and may, for all it knows, overlap.
+        let multiplier = |m: usize| format_ident!("l{}", m);
+        let scaling = rows.iter().enumerate().map(|(m, &i)| {
+            let (e, l) = (o.entry(i, c), multiplier(m));
+            quote!(let #l = #e * inverse; #e = #l;)
         });
         let updates = self.columns[k].iter().map(|&j| {
             let u = o.entry(r, j);
-            let each = rows.iter().map(|&i| {
-                let (target, l) = (o.entry(i, j), o.entry(i, c));
+            let each = rows.iter().enumerate().map(|(m, &i)| {
+                let (target, l) = (o.entry(i, j), multiplier(m));
                 quote!(#target -= #l * u;)
             });
             quote!({ let u = #u; #(#each)* })
