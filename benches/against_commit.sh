@@ -31,19 +31,26 @@ git -C "$here" worktree add --detach -q "$work/old" "$commit"
 sed -i 's/^version = "0\.1\.0"/version = "0.0.0"/; s/version = "=0\.1\.0"/version = "=0.0.0"/g' \
     "$work/old/Cargo.toml"
 
+# Starts the manifest $1 of a throwaway crate named $2 with its [package] table.
+package() {
+    cat > "$1" <<EOF
+[package]
+name = "$2"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+EOF
+}
+
 if [ "$what" = chain ]; then
     for version in old new; do
         source="$here"
         [ "$version" = old ] && source="$work/old"
         mkdir -p "$work/ab/$version-chains/src"
         cp "$source/benches/support/chains.rs" "$work/ab/$version-chains/src/chains.rs"
-        cat > "$work/ab/$version-chains/Cargo.toml" <<EOF
-[package]
-name = "$version-chains"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
+        package "$work/ab/$version-chains/Cargo.toml" "$version-chains"
+        cat >> "$work/ab/$version-chains/Cargo.toml" <<EOF
 [dependencies]
 livens = { path = "$source" }
 EOF
@@ -64,13 +71,8 @@ EOF
 members = ["probe", "old-chains", "new-chains"]
 resolver = "2"
 EOF
-    cat > "$work/ab/probe/Cargo.toml" <<EOF
-[package]
-name = "against-commit"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
+    package "$work/ab/probe/Cargo.toml" against-commit
+    cat >> "$work/ab/probe/Cargo.toml" <<EOF
 [dependencies]
 old-chains = { path = "../old-chains" }
 new-chains = { path = "../new-chains" }
@@ -145,13 +147,8 @@ fi
 
 mkdir -p "$work/probe/benches" "$work/probe/src"
 touch "$work/probe/src/lib.rs"
-cat > "$work/probe/Cargo.toml" <<EOF
-[package]
-name = "against-commit"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
+package "$work/probe/Cargo.toml" against-commit
+cat >> "$work/probe/Cargo.toml" <<EOF
 [dependencies]
 livens = { path = "$here" }
 livens-models = { path = "$here/models" }

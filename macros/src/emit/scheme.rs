@@ -12,7 +12,7 @@ use crate::errors::Errors;
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
 use crate::schemes::{Family, SchemeKind, SchemeRequest, Template};
-use crate::sym::emit::emit_sunk;
+use crate::sym::emit::{emit_sunk_each, Sink};
 use crate::sym::Id;
 
 /// The impls of every requested scheme, or the errors of those over the budget.
@@ -250,41 +250,51 @@ fn scheme_impl(
         "the Jacobian's entries in row order"
     );
     let ordered: Vec<Id> = by_row.iter().map(|&k| outputs[k]).collect();
-    let writer = |position: &dyn Fn(usize, usize) -> usize| {
-        let sink = |k: usize, value: &TokenStream| {
-            let k = by_row[k];
-            if k < n {
-                let k = lit(k);
-                quote!(r.data.0[0][#k] = #value;)
-            } else {
-                let (i, j, _) = nonzero[k - n];
-                let at = position(i, j);
-                let (i, j) = (lit(at % n), lit(at / n));
-                quote!(jac[#j][#i] = #value;)
-            }
-        };
-        let b = emit_sunk(&model.graph, &ordered, &|v| var_expr(model, v), &p, &sink);
-        let stmts = b.stmts;
-        let tokens = quote! {
+    // Release builds with a packed plan write packed and unpack for the column-stored
+    // contract; debug builds compile only the column-stored writer (the table-driven
+    // factorisation reads that layout). The two writers differ only in where they
+    // store the Jacobian's entries, so their statements are built once.
+    let packing = packing.zip(elimination.as_ref().and_then(|e| e.unpacking()));
+    let store = |position: &dyn Fn(usize, usize) -> usize, k: usize, value: &TokenStream| {
+        let k = by_row[k];
+        if k < n {
+            let k = lit(k);
+            quote!(r.data.0[0][#k] = #value;)
+        } else {
+            let (i, j, _) = nonzero[k - n];
+            let at = position(i, j);
+            let (i, j) = (lit(at % n), lit(at / n));
+            quote!(jac[#j][#i] = #value;)
+        }
+    };
+    let column_stored = |k: usize, value: &TokenStream| store(&|i, j| j * n + i, k, value);
+    let packed = |k: usize, value: &TokenStream| {
+        let at = |i: usize, j: usize| packing.as_ref().map_or(j * n + i, |(p, _)| p[&(i, j)]);
+        store(&at, k, value)
+    };
+    let mut sinks: Vec<Sink> = vec![&column_stored];
+    if packing.is_some() {
+        sinks.push(&packed);
+    }
+    let var = |v| var_expr(model, v);
+    let blocks = emit_sunk_each(&model.graph, &ordered, &var, &p, &sinks);
+    let temporaries = blocks.first().map_or(0, |b| b.temporaries);
+    if temporaries > BUDGET {
+        return Err(over_budget(model, kind, temporaries));
+    }
+    let mut writers = blocks.into_iter().map(|block| {
+        let stmts = block.stmts;
+        quote! {
             #prologue
             let x = &x.data.0[0];
             #clear
             #intermediates_and_derivatives
             #stmts
-        };
-        (tokens, b.temporaries)
-    };
-    let (dense_writer, temporaries) = writer(&|i, j| j * n + i);
-    if temporaries > BUDGET {
-        return Err(over_budget(model, kind, temporaries));
-    }
-    // Release builds with a packed plan write packed and unpack for the column-stored
-    // contract; debug builds compile only the column-stored writer (the table-driven
-    // factorisation reads that layout). The writer is emitted twice but compiled once.
-    let unpacking = elimination.as_ref().and_then(|e| e.unpacking());
-    let writers = match (packing, unpacking) {
-        (Some(packing), Some(unpack)) => {
-            let (packed_writer, _) = writer(&|i, j| packing[&(i, j)]);
+        }
+    });
+    let dense_writer = writers.next();
+    let writers = match (packing, writers.next()) {
+        (Some((_, unpack)), Some(packed_writer)) => {
             quote! {
                 #[cfg(debug_assertions)]
                 fn residual_and_jacobian #signature {

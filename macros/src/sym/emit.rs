@@ -33,6 +33,9 @@ pub fn emit(
     emit_sunk(g, outputs, var, private, &|_, _| TokenStream::new())
 }
 
+/// A statement storing output `k` whose value is the expression given.
+pub type Sink<'a> = &'a dyn Fn(usize, &TokenStream) -> TokenStream;
+
 /// As [`emit`], with `sink(k, value)` (a statement storing output `k`) emitted right
 /// after the statement that computes output `k`, or first of all when the output is a
 /// variable or a constant. A step's writer stores thousands of Jacobian entries: stored
@@ -44,8 +47,22 @@ pub fn emit_sunk(
     outputs: &[Id],
     var: &dyn Fn(VarId) -> TokenStream,
     private: &TokenStream,
-    sink: &dyn Fn(usize, &TokenStream) -> TokenStream,
+    sink: Sink,
 ) -> Block {
+    let mut blocks = emit_sunk_each(g, outputs, var, private, &[sink]);
+    blocks.swap_remove(0)
+}
+
+/// As [`emit_sunk`], once for each of `sinks`: the blocks differ only in their stores,
+/// and the statements computing the values are built once (a writer that stores its
+/// Jacobian in two layouts walks its graph once).
+pub fn emit_sunk_each(
+    g: &Graph,
+    outputs: &[Id],
+    var: &dyn Fn(VarId) -> TokenStream,
+    private: &TokenStream,
+    sinks: &[Sink],
+) -> Vec<Block> {
     // Slots for operations only, in the order they are computed; variables and
     // constants are operands in place. (A node's operands have lower ids.)
     let len = outputs.iter().map(|o| o.index() + 1).max().unwrap_or(0);
@@ -70,10 +87,15 @@ pub fn emit_sunk(
     };
     // The outputs each node's statement completes, in order.
     let mut completes: Vec<Vec<usize>> = vec![Vec::new(); len];
-    let mut stmts = TokenStream::new();
+    let mut stmts = vec![TokenStream::new(); sinks.len()];
+    let store = |stmts: &mut [TokenStream], k: usize, value: &TokenStream| {
+        for (stmts, sink) in stmts.iter_mut().zip(sinks) {
+            stmts.extend(sink(k, value));
+        }
+    };
     for (k, &o) in outputs.iter().enumerate() {
         if slot[o.index()] == usize::MAX {
-            stmts.extend(sink(k, &operand(o)));
+            store(&mut stmts, k, &operand(o));
         } else {
             completes[o.index()].push(k);
         }
@@ -127,24 +149,34 @@ pub fn emit_sunk(
             }
         };
         let k = Literal::usize_unsuffixed(slot[i]);
-        stmts.extend(quote!(t[#k] = #rhs;));
+        let statement = quote!(t[#k] = #rhs;);
+        for stmts in &mut stmts {
+            stmts.extend(statement.clone());
+        }
         for &k in &completes[i] {
-            stmts.extend(sink(k, &operand(id)));
+            store(&mut stmts, k, &operand(id));
         }
     }
-    if slots > 0 {
-        let n = Literal::usize_unsuffixed(slots);
-        stmts = quote! {
-            let mut t: [T; #n] = [#private::c::<T>(0.0f64); #n];
-            #stmts
-        };
-    }
-    let values = outputs.iter().map(|&o| operand(o)).collect();
-    Block {
-        stmts,
-        values,
-        temporaries: slots,
-    }
+    let values: Vec<TokenStream> = outputs.iter().map(|&o| operand(o)).collect();
+    stmts
+        .into_iter()
+        .map(|stmts| {
+            let stmts = if slots > 0 {
+                let n = Literal::usize_unsuffixed(slots);
+                quote! {
+                    let mut t: [T; #n] = [#private::c::<T>(0.0f64); #n];
+                    #stmts
+                }
+            } else {
+                stmts
+            };
+            Block {
+                stmts,
+                values: values.clone(),
+                temporaries: slots,
+            }
+        })
+        .collect()
 }
 
 /// The operations the outputs need, each after its operands, in the order of a
