@@ -12,6 +12,13 @@
 //!
 //! At the end it prints each median, the time per unknown, the mean Newton iterations
 //! and t(40) / t(10). `LIVENS_BENCH_QUICK=1` shortens the run for CI.
+//!
+//! `LIVENS_BENCH_COUNT=1` times nothing: each chain runs its first `RESET` steps once,
+//! inside [`counted_run`], in the order above, and the bench exits. Under callgrind
+//! with `--toggle-collect='*counted_run*' --dump-after='chain::counted_run*'` each dump
+//! holds one chain's steps (its totals divided by `RESET` are the instructions per
+//! step), a figure that does not depend on the machine's load; with `--cache-sim=yes`
+//! and this machine's caches, its simulated cache misses (README, Speed).
 use std::hint::black_box;
 
 use criterion::Criterion;
@@ -34,9 +41,24 @@ chain!(Chain40, 40);
 const RESET: u32 = 200;
 const STEP: f64 = 0.01;
 
-/// Times one step of `model` as `chain_em/<links>`.
+/// The first `RESET` steps from the state `sim` holds; the mean Newton iterations.
+#[inline(never)]
+fn counted_run<Mdl: Step<f64, GglEm>>(sim: &mut Integrator<f64, Mdl, GglEm>) -> f64 {
+    let mut iterations = 0;
+    for n in 0..RESET {
+        match sim.step() {
+            Ok(report) => iterations += u64::from(report.iterations),
+            Err(e) => panic!("step {n} failed: {e}"),
+        }
+    }
+    iterations as f64 / f64::from(RESET)
+}
+
+/// Times one step of `model` as `chain_em/<links>` (with `count`, runs
+/// [`counted_run`] once instead).
 fn bench<Mdl, const D: usize, const M: usize>(
     c: &mut Criterion,
+    count: bool,
     links: usize,
     model: Mdl,
     initial: GglState<f64, D, M>,
@@ -45,6 +67,11 @@ where
     Mdl: Step<f64, GglEm, State = GglState<f64, D, M>>,
 {
     let mut sim = Box::new(Integrator::new(model, GglEm, STEP, initial));
+    if count {
+        let iterations = counted_run(&mut sim);
+        eprintln!("chain_em/{links}: {RESET} steps, mean Newton iterations {iterations:.3}");
+        return Record::default();
+    }
     let mut record = Record::default();
     let mut since_reset: u32 = 0;
     let mut group = c.benchmark_group("chain_em");
@@ -73,28 +100,62 @@ where
 fn run() {
     let (config, samples) = record::config();
     let mut c = config.configure_from_args();
+    let count = std::env::var("LIVENS_BENCH_COUNT").is_ok_and(|v| v == "1");
     let records = [
         (
             2,
-            bench(&mut c, 2, Chain2::new(), Chain2::new().initial_state()),
+            bench(
+                &mut c,
+                count,
+                2,
+                Chain2::new(),
+                Chain2::new().initial_state(),
+            ),
         ),
         (
             5,
-            bench(&mut c, 5, Chain5::new(), Chain5::new().initial_state()),
+            bench(
+                &mut c,
+                count,
+                5,
+                Chain5::new(),
+                Chain5::new().initial_state(),
+            ),
         ),
         (
             10,
-            bench(&mut c, 10, Chain10::new(), Chain10::new().initial_state()),
+            bench(
+                &mut c,
+                count,
+                10,
+                Chain10::new(),
+                Chain10::new().initial_state(),
+            ),
         ),
         (
             20,
-            bench(&mut c, 20, Chain20::new(), Chain20::new().initial_state()),
+            bench(
+                &mut c,
+                count,
+                20,
+                Chain20::new(),
+                Chain20::new().initial_state(),
+            ),
         ),
         (
             40,
-            bench(&mut c, 40, Chain40::new(), Chain40::new().initial_state()),
+            bench(
+                &mut c,
+                count,
+                40,
+                Chain40::new(),
+                Chain40::new().initial_state(),
+            ),
         ),
     ];
+    if count {
+        return;
+    }
     c.final_summary();
     let mut medians = Vec::new();
     for (links, record) in &records {
