@@ -54,11 +54,15 @@ fn counted_run<Mdl: Step<f64, GglEm>>(sim: &mut Integrator<f64, Mdl, GglEm>) -> 
     iterations as f64 / f64::from(RESET)
 }
 
-/// Times one step of `model` as `chain_em/<links>` (with `count`, runs
+/// Whether only to count (`LIVENS_BENCH_COUNT=1`, see the header).
+fn count_only() -> bool {
+    std::env::var("LIVENS_BENCH_COUNT").is_ok_and(|v| v == "1")
+}
+
+/// Times one step of `model` as `chain_em/<links>` (when only counting, runs
 /// [`counted_run`] once instead).
 fn bench<Mdl, const D: usize, const M: usize>(
     c: &mut Criterion,
-    count: bool,
     links: usize,
     model: Mdl,
     initial: GglState<f64, D, M>,
@@ -67,7 +71,7 @@ where
     Mdl: Step<f64, GglEm, State = GglState<f64, D, M>>,
 {
     let mut sim = Box::new(Integrator::new(model, GglEm, STEP, initial));
-    if count {
+    if count_only() {
         let iterations = counted_run(&mut sim);
         eprintln!("chain_em/{links}: {RESET} steps, mean Newton iterations {iterations:.3}");
         return Record::default();
@@ -100,60 +104,29 @@ where
 fn run() {
     let (config, samples) = record::config();
     let mut c = config.configure_from_args();
-    let count = std::env::var("LIVENS_BENCH_COUNT").is_ok_and(|v| v == "1");
     let records = [
         (
             2,
-            bench(
-                &mut c,
-                count,
-                2,
-                Chain2::new(),
-                Chain2::new().initial_state(),
-            ),
+            bench(&mut c, 2, Chain2::new(), Chain2::new().initial_state()),
         ),
         (
             5,
-            bench(
-                &mut c,
-                count,
-                5,
-                Chain5::new(),
-                Chain5::new().initial_state(),
-            ),
+            bench(&mut c, 5, Chain5::new(), Chain5::new().initial_state()),
         ),
         (
             10,
-            bench(
-                &mut c,
-                count,
-                10,
-                Chain10::new(),
-                Chain10::new().initial_state(),
-            ),
+            bench(&mut c, 10, Chain10::new(), Chain10::new().initial_state()),
         ),
         (
             20,
-            bench(
-                &mut c,
-                count,
-                20,
-                Chain20::new(),
-                Chain20::new().initial_state(),
-            ),
+            bench(&mut c, 20, Chain20::new(), Chain20::new().initial_state()),
         ),
         (
             40,
-            bench(
-                &mut c,
-                count,
-                40,
-                Chain40::new(),
-                Chain40::new().initial_state(),
-            ),
+            bench(&mut c, 40, Chain40::new(), Chain40::new().initial_state()),
         ),
     ];
-    if count {
+    if count_only() {
         return;
     }
     c.final_summary();

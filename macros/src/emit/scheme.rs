@@ -268,13 +268,12 @@ fn scheme_impl(
         }
     };
     let column_stored = |k: usize, value: &TokenStream| store(&|i, j| j * n + i, k, value);
-    let packed = |k: usize, value: &TokenStream| {
-        let at = |i: usize, j: usize| packing.as_ref().map_or(j * n + i, |(p, _)| p[&(i, j)]);
-        store(&at, k, value)
-    };
+    let packed = packing.as_ref().map(|(position, _)| {
+        move |k: usize, value: &TokenStream| store(&|i, j| position[&(i, j)], k, value)
+    });
     let mut sinks: Vec<Sink> = vec![&column_stored];
-    if packing.is_some() {
-        sinks.push(&packed);
+    if let Some(packed) = &packed {
+        sinks.push(packed);
     }
     let var = |v| var_expr(model, v);
     let blocks = emit_sunk_each(&model.graph, &ordered, &var, &p, &sinks);

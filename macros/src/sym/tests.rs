@@ -195,6 +195,34 @@ fn emission_stores_each_output_as_soon_as_it_is_computed() {
     );
 }
 
+/// One emission for several sinks: each block is the single-sink block of its own
+/// sink, so a writer's two layouts cannot drift apart.
+#[test]
+fn emission_for_several_sinks_matches_each_alone() {
+    let mut g = Graph::new();
+    let outputs = [
+        g.parse_sexp("(* (sin x) y)"),
+        g.parse_sexp("(+ (cos x) (sin x))"),
+        g.parse_sexp("y"),
+    ];
+    let var = |v: VarId| quote::quote!(input[#v]);
+    let here = |k: usize, value: &proc_macro2::TokenStream| quote::quote!(out[#k] = #value;);
+    let there = |k: usize, value: &proc_macro2::TokenStream| {
+        let k = 10 + k;
+        quote::quote!(elsewhere[#k] = #value;)
+    };
+    let both = emit::emit_sunk_each(&g, &outputs, &var, &quote::quote!(p), &[&here, &there]);
+    assert_eq!(both.len(), 2);
+    for (block, sink) in both.iter().zip([&here as emit::Sink, &there]) {
+        let alone = emit::emit_sunk(&g, &outputs, &var, &quote::quote!(p), sink);
+        assert_eq!(block.stmts.to_string(), alone.stmts.to_string());
+        assert_eq!(block.temporaries, alone.temporaries);
+    }
+    let (first, second) = (both[0].stmts.to_string(), both[1].stmts.to_string());
+    assert!(first.contains("out [2usize] = input") && !first.contains("elsewhere"));
+    assert!(second.contains("elsewhere [12usize] = input") && !second.contains("out ["));
+}
+
 impl quote::ToTokens for VarId {
     fn to_tokens(&self, tokens: &mut proc_macro2::TokenStream) {
         let i = self.0 as usize;
