@@ -6,15 +6,20 @@
 //! The models: ten masses in space joined by springs, each in a quartic well (30
 //! coordinates; its second derivatives are block tridiagonal), at s = 3 and 5 (90 and
 //! 150 stage unknowns), and the Hénon–Heiles system (2 coordinates), whose stage
-//! Jacobian is dense and is not planned. At the end each pair's medians and ratio are
-//! printed. `LIVENS_BENCH_QUICK=1` shortens the run.
+//! Jacobian is dense and is not planned; with the holonomically constrained family
+//! (`HolonomicLobatto(s)`, `PrkHolonomicWorkspace`), the ten-link chain
+//! (`livens_models::Chain10`: 30 coordinates, 10 constraints) at s = 2 and 3 (110 and
+//! 150 unknowns), falling from the horizontal. At the end each pair's medians and ratio
+//! are printed. `LIVENS_BENCH_QUICK=1` shortens the run.
 use std::hint::black_box;
 
 use criterion::Criterion;
 use livens::families::prk::{self, PrkWorkspace};
+use livens::families::prk_holonomic::{self, PrkHolonomicWorkspace};
 use livens::prelude::*;
 use livens::solve::Inline;
-use livens::StepOptions;
+use livens::{HolonomicKernels, StepOptions, StepReport};
+use livens_models::Chain10;
 
 #[path = "support/record.rs"]
 mod record;
@@ -30,23 +35,16 @@ henon_heiles!(HenonHeiles, LobattoIIIAIIIB(3));
 /// Steps after which each run restarts from its initial state.
 const RESET: u32 = 200;
 
-/// Times `prk::step` of `model` with the workspace `model!` builds (planned) and with
-/// the dense one, as `stages/<name>/planned` and `…/dense`.
-fn pair<Mdl, const S: usize, const D: usize, const N: usize>(
+/// Times `step` from `initial` with the workspace `model!` builds (`planned`, factoring
+/// along the plan it chose) and with the dense LU's (`dense`), as
+/// `stages/<name>/planned` and `…/dense`.
+fn pair<W, const D: usize>(
     c: &mut Criterion,
     name: &str,
-    model: Mdl,
-    h: f64,
+    [planned, dense]: [W; 2],
     initial: PhaseState<f64, D>,
-) -> [(String, Record); 2]
-where
-    Mdl: PointKernels<f64, D>
-        + Step<f64, LobattoIIIAIIIB<S>, Workspace<Inline> = PrkWorkspace<f64, S, D, N, Inline>>,
-{
-    let scheme = LobattoIIIAIIIB::<S>;
-    let options = StepOptions::default();
-    let planned: PrkWorkspace<f64, S, D, N, Inline> = model.workspace::<Inline>(&scheme);
-    let dense = PrkWorkspace::<f64, S, D, N, Inline>::lobatto();
+    step: impl Fn(&PhaseState<f64, D>, &mut W) -> (PhaseState<f64, D>, StepReport<f64>),
+) -> [(String, Record); 2] {
     let mut group = c.benchmark_group(format!("stages/{name}"));
     let records = [("planned", planned), ("dense", dense)].map(|(label, mut ws)| {
         let mut record = Record::default();
@@ -59,9 +57,7 @@ where
                         since_reset = 0;
                     }
                     since_reset += 1;
-                    let (next, report) =
-                        prk::step(&model, &scheme, h, &state, black_box(&mut ws), &options)
-                            .expect("a stage step converges");
+                    let (next, report) = step(&state, black_box(&mut ws));
                     state = next;
                     report.iterations
                 })
@@ -71,6 +67,56 @@ where
     });
     group.finish();
     records
+}
+
+/// [`pair`] for the unconstrained family, `LobattoIIIAIIIB<S>`.
+fn unconstrained<Mdl, const S: usize, const D: usize, const N: usize>(
+    c: &mut Criterion,
+    name: &str,
+    model: Mdl,
+    h: f64,
+    initial: PhaseState<f64, D>,
+) -> [(String, Record); 2]
+where
+    Mdl: PointKernels<f64, D>
+        + Step<f64, LobattoIIIAIIIB<S>, Workspace<Inline> = PrkWorkspace<f64, S, D, N, Inline>>,
+{
+    let (scheme, options) = (LobattoIIIAIIIB::<S>, StepOptions::default());
+    let workspaces = [
+        model.workspace::<Inline>(&scheme),
+        PrkWorkspace::<f64, S, D, N, Inline>::lobatto(),
+    ];
+    pair(c, name, workspaces, initial, |state, ws| {
+        prk::step(&model, &scheme, h, state, ws, &options).expect("a stage step converges")
+    })
+}
+
+/// [`pair`] for the holonomically constrained family, `HolonomicLobatto<S>`.
+fn holonomic<Mdl, const S: usize, const D: usize, const M: usize, const N: usize>(
+    c: &mut Criterion,
+    name: &str,
+    model: Mdl,
+    h: f64,
+    initial: PhaseState<f64, D>,
+) -> [(String, Record); 2]
+where
+    Mdl: PointKernels<f64, D>
+        + HolonomicKernels<f64, D, M>
+        + Step<
+            f64,
+            HolonomicLobatto<S>,
+            Workspace<Inline> = PrkHolonomicWorkspace<f64, S, D, M, N, Inline>,
+        >,
+{
+    let (scheme, options) = (HolonomicLobatto::<S>, StepOptions::default());
+    let workspaces = [
+        model.workspace::<Inline>(&scheme),
+        PrkHolonomicWorkspace::<f64, S, D, M, N, Inline>::lobatto(),
+    ];
+    pair(c, name, workspaces, initial, |state, ws| {
+        prk_holonomic::step(&model, &scheme, h, state, ws, &options)
+            .expect("a constrained step converges")
+    })
 }
 
 fn run() {
@@ -86,10 +132,16 @@ fn run() {
         SVector::from([0.3, -0.2]),
         SVector::from([0.1, 0.4]),
     );
+    let chain = Chain10::new();
+    let (q, v) = Chain10::initial_positions_velocities();
+    let chain_initial = PhaseState::from_velocities(&chain, q, v);
+    let h = Chain10::DEFAULT_STEP;
     let pairs = [
-        pair::<_, 3, 30, 90>(&mut c, "springs/s3", springs, 0.1, springs_initial),
-        pair::<_, 5, 30, 150>(&mut c, "springs/s5", springs, 0.1, springs_initial),
-        pair::<_, 3, 2, 6>(&mut c, "henon_heiles/s3", henon, 0.1, henon_initial),
+        unconstrained::<_, 3, 30, 90>(&mut c, "springs/s3", springs, 0.1, springs_initial),
+        unconstrained::<_, 5, 30, 150>(&mut c, "springs/s5", springs, 0.1, springs_initial),
+        unconstrained::<_, 3, 2, 6>(&mut c, "henon_heiles/s3", henon, 0.1, henon_initial),
+        holonomic::<_, 2, 30, 10, 110>(&mut c, "chain_holonomic/s2", chain, h, chain_initial),
+        holonomic::<_, 3, 30, 10, 150>(&mut c, "chain_holonomic/s3", chain, h, chain_initial),
     ];
     c.final_summary();
     for [(planned_name, planned), (_, dense)] in &pairs {

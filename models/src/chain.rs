@@ -33,7 +33,7 @@ model! {
             link: for i in 1..10 { k * norm_squared(r[i] - r[i - 1]) - 0.5 },
         }
         momentum { jz: rotation(e3) }
-        schemes { GglEm, GglViA }
+        schemes { GglEm, GglViA, HolonomicLobatto(2), HolonomicLobatto(3) }
     }
 }
 

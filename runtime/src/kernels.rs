@@ -48,6 +48,9 @@ pub struct KernelPatterns {
 /// Matrices are written into caller-provided column storage (`out[j][i]` is row `i`,
 /// column `j`; every entry is written).
 pub trait HolonomicKernels<T: Real, const D: usize, const M: usize> {
+    /// The structural nonzeros `(row, column)` of the constraint kernels, if known
+    /// (`model!` emits them), as [`PointKernels::PATTERNS`]. `None` reads every entry.
+    const PATTERNS: Option<HolonomicPatterns> = None;
     /// `Φ(q)`.
     fn phi(&self, q: &SVector<T, D>) -> SVector<T, M>;
     /// `DΦ(q)`, `M × D`: `out[j][a] = ∂Φᵃ/∂qⱼ`.
@@ -57,6 +60,20 @@ pub trait HolonomicKernels<T: Real, const D: usize, const M: usize> {
     /// The derivative of `DΦ(q) v` with respect to `q`, `M × D`:
     /// `out[j][a] = Σₖ vₖ ∂²Φᵃ/∂qₖ∂qⱼ`.
     fn phi_qv(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; M]; D]);
+}
+
+/// The structural nonzeros `(row, column)` of the [`HolonomicKernels`]' matrices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HolonomicPatterns {
+    /// Of `DΦ` (row: constraint, column: position).
+    pub phi_q: &'static [(u16, u16)],
+    /// Of `Σₐ λₐ D²Φᵃ`, for any `λ`.
+    pub phi_qq: &'static [(u16, u16)],
+    /// Of `D₁₁L + Σₐ λₐ D²Φᵃ`, the union of `phi_qq` and [`KernelPatterns::l_qq`]: the
+    /// holonomic family adds the two once per stage and scatters the sum.
+    pub k_qq: &'static [(u16, u16)],
+    /// Of `∂(DΦ v)/∂q`, for any `v` (row: constraint, column: position).
+    pub phi_qv: &'static [(u16, u16)],
 }
 
 /// The nonholonomic constraints `Φ(q, v) = A(q) v = 0` (linear in the velocities, as

@@ -41,7 +41,9 @@ pub use diagnostics::Diagnostics;
 pub use error::{InitError, SolveError};
 pub use families::ggl::DiscreteSystem;
 pub use integrator::Integrator;
-pub use kernels::{HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKernels};
+pub use kernels::{
+    HolonomicKernels, HolonomicPatterns, KernelPatterns, NonholonomicKernels, PointKernels,
+};
 pub use model::{Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter};
 pub use schemes::info::{Orders, SchemeInfo};
 pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
@@ -59,7 +61,9 @@ pub use nalgebra::{SMatrix, SVector};
 pub mod __private {
     pub use crate::declared::{DeclaredSchemes, SchemeVisitor};
     pub use crate::families;
-    pub use crate::kernels::{HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKernels};
+    pub use crate::kernels::{
+        HolonomicKernels, HolonomicPatterns, KernelPatterns, NonholonomicKernels, PointKernels,
+    };
     pub use crate::model::{
         Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter,
     };

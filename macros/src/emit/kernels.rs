@@ -4,6 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::stage_patterns::{matrix_pattern, HolonomicPatterns};
 use super::{block, lit, private, svector, var_expr};
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
@@ -49,18 +50,7 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
         quote!(#s #vec)
     };
     let (l_q, l_v) = (vector(model, l_q), vector(model, l_v));
-    let pattern = |entries: &[Vec<Id>]| {
-        let nonzero = entries.iter().enumerate().flat_map(|(r, row)| {
-            row.iter()
-                .enumerate()
-                .filter(|&(_, &e)| !model.graph.is_zero(e))
-                .map(move |(c, _)| {
-                    let (r, c) = (r as u16, c as u16);
-                    quote!((#r, #c))
-                })
-        });
-        quote!(&[#(#nonzero),*])
-    };
+    let pattern = |entries: &[Vec<Id>]| pattern_tokens(&matrix_pattern(model, entries));
     let (qq, qv, vv) = (pattern(&l_qq), pattern(&l_qv), pattern(&l_vv));
     let (l_qq, l_qv, l_vv) = (
         columns_body(model, &l_qq),
@@ -102,6 +92,16 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
             }
         }
     }
+}
+
+/// `&[(row, column), …]`, a kernel's pattern as the runtime's `KernelPatterns` and
+/// `HolonomicPatterns` hold it.
+fn pattern_tokens(pattern: &[(usize, usize)]) -> TokenStream {
+    let entries = pattern.iter().map(|&(r, c)| {
+        let (r, c) = (r as u16, c as u16);
+        quote!((#r, #c))
+    });
+    quote!(&[#(#entries),*])
 }
 
 /// `∂(Rᵀ λ)/∂q` (`d × d`, row `i` the gradient of `Σₐ λₐ Rₐᵢ`) and `∂(R v)/∂q`
@@ -146,6 +146,17 @@ pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
     let p = private();
     let (d, m) = (model.dim(), model.n_constraints());
     let (dl, ml) = (lit(d), lit(m));
+    let patterns = HolonomicPatterns::new(model, quantities);
+    let patterns = {
+        let [phi_q, phi_qq, k_qq, phi_qv] = [
+            &patterns.phi_q,
+            &patterns.phi_qq,
+            &patterns.k_qq,
+            &patterns.phi_qv,
+        ]
+        .map(|pattern| pattern_tokens(pattern));
+        quote!(#p::HolonomicPatterns { phi_q: #phi_q, phi_qq: #phi_qq, k_qq: #k_qq, phi_qv: #phi_qv })
+    };
     let jac = &quantities.jac;
     let (contracted, phi_qv) = contractions(model, jac);
     let phi = {
@@ -163,6 +174,9 @@ pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
     quote! {
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #p::HolonomicKernels<T, #dl, #ml> for #name<T> {
+            const PATTERNS: ::core::option::Option<#p::HolonomicPatterns> =
+                ::core::option::Option::Some(#patterns);
+
             #[inline]
             fn phi(&self, q: &#vec) -> #mvec {
                 let q = &q.data.0[0];

@@ -15,6 +15,7 @@ mod kernels;
 mod model;
 mod repeats;
 mod scheme;
+mod stage_patterns;
 use crate::sym::{emit::emit, Id, VarId};
 
 /// The hidden runtime module every path of the generated code goes through.

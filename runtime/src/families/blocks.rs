@@ -1,45 +1,94 @@
-//! Block writes shared by the constrained stage families' dense assemblies
-//! ([`super::prk_holonomic`], [`super::prk_nonholonomic`]): a `D × D` kernel or a
-//! `K × D` constraint matrix (or their transposes), scaled, added at a block of the
-//! column-stored Jacobian.
+//! Block writes shared by the stage families' assemblies ([`super::prk`],
+//! [`super::prk_holonomic`], [`super::prk_nonholonomic`]): a kernel (`D × D`, or a
+//! `K × D` constraint matrix), or its transpose, scaled and added at a block of the
+//! column-stored Jacobian, over the kernel's structural nonzeros when `model!` gave
+//! them.
 use crate::model::Real;
 
-/// Adds `f · K` (`f · Kᵀ` if `transpose`) for the `D × D` kernel `K` in column storage
-/// at rows `row…`, columns `column…` of the column-stored Jacobian.
-pub(crate) fn add_square<T: Real, const D: usize, const N: usize>(
-    jac: &mut [[T; N]; N],
-    (row, column): (usize, usize),
-    f: T,
-    kernel: &[[T; D]; D],
-    transpose: bool,
-) {
-    if f == T::zero() {
-        return;
-    }
-    for (c, kc) in kernel.iter().enumerate() {
-        for (r, &e) in kc.iter().enumerate() {
-            let (i, j) = if transpose { (c, r) } else { (r, c) };
-            jac[column + j][row + i] += f * e;
+/// What an assembly writes at the entries it visits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Write {
+    /// Zero: with an elimination plan, the entries the assembly adds to are zeroed
+    /// first, without evaluating the kernels, instead of the whole matrix.
+    Zero,
+    /// The term, added.
+    Add,
+}
+
+/// A kernel of `R` rows and `C` columns in column storage (`values[c][r]` is its row
+/// `r`, column `c`), with its structural nonzeros `(r, c)` if known.
+#[derive(Clone, Copy)]
+pub(crate) struct Kernel<'a, T, const R: usize, const C: usize> {
+    pub values: &'a [[T; R]; C],
+    pub pattern: Option<&'static [(u16, u16)]>,
+}
+
+impl<'a, T, const R: usize, const C: usize> Kernel<'a, T, R, C> {
+    /// Every entry of `values`, without a pattern.
+    pub fn dense(values: &'a [[T; R]; C]) -> Self {
+        Self {
+            values,
+            pattern: None,
         }
     }
 }
 
-/// Adds `f · G` (`K × D`) or `f · Gᵀ` (`D × K`, if `transpose`) for `G` in column
-/// storage at rows `row…`, columns `column…`.
-pub(crate) fn add_rect<T: Real, const D: usize, const K: usize, const N: usize>(
+/// Adds `f · K` (`f · Kᵀ` if `transpose`) at rows `row…`, columns `column…` of the
+/// column-stored Jacobian, visiting `K`'s pattern (every entry without one), or zeroes
+/// the entries it would add to; nothing if `f` is zero.
+pub(crate) fn add<T: Real, const R: usize, const C: usize, const N: usize>(
     jac: &mut [[T; N]; N],
     (row, column): (usize, usize),
     f: T,
-    g: &[[T; K]; D],
+    kernel: Kernel<'_, T, R, C>,
     transpose: bool,
+    write: Write,
 ) {
     if f == T::zero() {
         return;
     }
-    for (k, gk) in g.iter().enumerate() {
-        for (a, &e) in gk.iter().enumerate() {
-            let (i, j) = if transpose { (k, a) } else { (a, k) };
-            jac[column + j][row + i] += f * e;
+    let mut entry = |r: usize, c: usize| {
+        let (i, j) = if transpose { (c, r) } else { (r, c) };
+        let target = &mut jac[column + j][row + i];
+        match write {
+            Write::Zero => *target = T::zero(),
+            Write::Add => *target += f * kernel.values[c][r],
+        }
+    };
+    match kernel.pattern {
+        Some(pattern) => {
+            for &(r, c) in pattern {
+                entry(r as usize, c as usize);
+            }
+        }
+        None => {
+            for c in 0..C {
+                for r in 0..R {
+                    entry(r, c);
+                }
+            }
         }
     }
+}
+
+/// Adds `f · K` (`f · Kᵀ` if `transpose`) for the `D × D` kernel `K`, every entry.
+pub(crate) fn add_square<T: Real, const D: usize, const N: usize>(
+    jac: &mut [[T; N]; N],
+    at: (usize, usize),
+    f: T,
+    kernel: &[[T; D]; D],
+    transpose: bool,
+) {
+    add(jac, at, f, Kernel::dense(kernel), transpose, Write::Add);
+}
+
+/// Adds `f · G` (`K × D`) or `f · Gᵀ` (`D × K`, if `transpose`), every entry.
+pub(crate) fn add_rect<T: Real, const D: usize, const K: usize, const N: usize>(
+    jac: &mut [[T; N]; N],
+    at: (usize, usize),
+    f: T,
+    g: &[[T; K]; D],
+    transpose: bool,
+) {
+    add(jac, at, f, Kernel::dense(g), transpose, Write::Add);
 }

@@ -31,6 +31,7 @@
 //! ([`PointKernels::PATTERNS`]), and with a plan zeroes only those first.
 use nalgebra::SVector;
 
+use super::blocks::{add, Kernel, Write};
 use crate::error::SolveError;
 use crate::kernels::{KernelPatterns, PointKernels};
 use crate::model::Real;
@@ -220,15 +221,6 @@ where
     }
 }
 
-/// What [`Stages::assemble`] writes at the entries it visits.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Write {
-    /// Zero, without evaluating the kernels.
-    Zero,
-    /// The term, added.
-    Add,
-}
-
 impl<T, Mdl, K, const S: usize, const D: usize> Stages<'_, T, Mdl, S, D, K>
 where
     T: Real,
@@ -261,15 +253,20 @@ where
                 self.model.l_qv(&q[j], &v[j], l_qv);
                 self.model.l_vv(&q[j], &v[j], l_vv);
             }
-            let (qq, qv, vv) = ((&*l_qq, p_qq), (&*l_qv, p_qv), (&*l_vv, p_vv));
+            let kernel = |values, pattern| Kernel { values, pattern };
+            let (qq, qv, vv) = (
+                kernel(&*l_qq, p_qq),
+                kernel(&*l_qv, p_qv),
+                kernel(&*l_vv, p_vv),
+            );
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
             for l in 0..S {
                 let f = h * c(tab.a[j][l]);
                 if f != T::zero() {
-                    add_kernel(jac, (j, l), f, qv, true, write);
+                    add(jac, (j * D, l * D), f, qv, true, write);
                 }
             }
-            add_kernel(jac, (j, j), T::one(), vv, false, write);
+            add(jac, (j * D, j * D), T::one(), vv, false, write);
             // Every row block i: −h âᵢⱼ ∂Wʲ/∂Vˡ = −h âᵢⱼ (h aⱼₗ D₁₁L(j) + δⱼₗ D₁₂L(j)).
             for i in 0..S {
                 let g = -h * c(tab.a_hat[i][j]);
@@ -279,49 +276,10 @@ where
                 for l in 0..S {
                     let f = g * h * c(tab.a[j][l]);
                     if f != T::zero() {
-                        add_kernel(jac, (i, l), f, qq, false, write);
+                        add(jac, (i * D, l * D), f, qq, false, write);
                     }
                 }
-                add_kernel(jac, (i, j), g, qv, false, write);
-            }
-        }
-    }
-}
-
-/// A kernel's values in column storage and its structural nonzeros, if known.
-type Kernel<'a, T, const D: usize> = (&'a [[T; D]; D], Option<&'static [(u16, u16)]>);
-
-/// Adds `f · K` (`f · Kᵀ` if `transpose`) to block `(i, l)` of the column-stored
-/// Jacobian, or zeroes the entries it would add to: `K` is a kernel in column storage
-/// (`kernel[c][r]` is its row `r`, column `c`), visited over `pattern` (its structural
-/// nonzeros) or, without one, entirely.
-fn add_kernel<T: Real, const D: usize, const N: usize>(
-    jac: &mut [[T; N]; N],
-    (i, l): (usize, usize),
-    f: T,
-    (kernel, pattern): Kernel<'_, T, D>,
-    transpose: bool,
-    write: Write,
-) {
-    let mut entry = |r: usize, c: usize| {
-        let (row, column) = if transpose { (c, r) } else { (r, c) };
-        let target = &mut jac[l * D + column][i * D + row];
-        match write {
-            Write::Zero => *target = T::zero(),
-            Write::Add => *target += f * kernel[c][r],
-        }
-    };
-    match pattern {
-        Some(pattern) => {
-            for &(r, c) in pattern {
-                entry(r as usize, c as usize);
-            }
-        }
-        None => {
-            for c in 0..D {
-                for r in 0..D {
-                    entry(r, c);
-                }
+                add(jac, (i * D, j * D), g, qv, false, write);
             }
         }
     }

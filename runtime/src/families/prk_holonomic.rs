@@ -9,9 +9,12 @@
 //! ```text
 //! Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ     i = 1 … s     (13b, 13c)
 //! Cᵢ = Φ(Qⁱ)                              i = 2 … s     (13d)
-//! Lg = D₂L(q¹, v¹) − p¹                                 (the Legendre transform at q¹)
 //! Tg = DΦ(q¹) v¹                                        (13d, tangency)
+//! Lg = D₂L(q¹, v¹) − p¹                                 (the Legendre transform at q¹)
 //! ```
+//!
+//! in this order, so that equation block `k` and unknown block `k` have the same size:
+//! `Cᵢ` and `Tg` (no `Λ` in them) face the multipliers, `Lg` faces `v¹`.
 //!
 //! with `Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ`, `q¹ = q⁰ + h Σⱼ bⱼ Vʲ`, `p¹ = p⁰ + h Σⱼ b̂ⱼ Wʲ` (13a).
 //! The paper writes `Φ(Qⁱ) = 0` for every stage; at `i = 1` it is `Φ(q⁰) = 0`, already
@@ -35,11 +38,12 @@
 //! assembled densely and factored by the dense LU.
 use nalgebra::SVector;
 
-use super::blocks::{add_rect, add_square};
+use super::blocks::{add, Kernel, Write};
 use crate::error::SolveError;
 use crate::kernels::{HolonomicKernels, PointKernels};
 use crate::model::Real;
 use crate::schemes::HolonomicLobatto;
+use crate::solve::sparse::{self, NeedsPivoting, Plan};
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
 use crate::state::PhaseState;
 use crate::step::{StepOptions, WrongLength};
@@ -60,6 +64,7 @@ pub struct PrkHolonomicWorkspace<
     newton: Workspace<T, N, K>,
     tableau: PartitionedTableau<S>,
     kernels: Buffers<T, D, M, K>,
+    plan: Option<&'static Plan>,
 }
 
 /// The kernels of one point.
@@ -90,7 +95,23 @@ impl<T: Real, const S: usize, const D: usize, const M: usize, const N: usize, K:
                 l_vv: K::zeros(),
                 phi_q: [[T::zero(); M]; D],
             },
+            plan: None,
         }
+    }
+
+    /// The workspace factoring the step Jacobian along `plan` (an elimination plan of
+    /// its `N × N` pattern, see the module) instead of by the dense LU.
+    pub fn with_plan(mut self, plan: Option<&'static Plan>) -> Self {
+        if let Some(plan) = plan {
+            assert_eq!(plan.n, N, "a plan of the step Jacobian's size");
+        }
+        self.plan = plan;
+        self
+    }
+
+    /// The plan the step Jacobian is factored along, if any.
+    pub fn plan(&self) -> Option<&'static Plan> {
+        self.plan
     }
 
     /// Newton's workspace, and the step equations at `(q⁰, p⁰)` over the rest.
@@ -111,6 +132,7 @@ impl<T: Real, const S: usize, const D: usize, const M: usize, const N: usize, K:
             model,
             tableau: &self.tableau,
             kernels: &mut self.kernels,
+            plan: self.plan,
             h,
             q0,
             p0,
@@ -137,10 +159,13 @@ impl<const S: usize, const D: usize, const M: usize> Layout<S, D, M> {
     }
     /// `v¹`.
     const VELOCITY: usize = S * D + S * M;
-    /// `Lg`.
-    const LEGENDRE: usize = S * D + (S - 1) * M;
-    /// `Tg`.
-    const TANGENCY: usize = S * D + (S - 1) * M + D;
+    /// `Tg`, after the stage constraints: with the stage constraints it makes one row
+    /// of `M` equations for each `Λʲ`'s block of columns, and `Lg` falls on `v¹`'s, so
+    /// that every unknown with a structural diagonal is a primal one (what the
+    /// elimination plan's order needs, `solve::sparse`).
+    const TANGENCY: usize = S * D + (S - 1) * M;
+    /// `Lg`, last.
+    const LEGENDRE: usize = S * D + S * M;
 }
 
 /// The values an iterate determines: `Qⁱ`, `Vⁱ`, `Λʲ`, `q¹` and `v¹`.
@@ -190,6 +215,7 @@ struct Equations<'a, T: Real, Mdl, const S: usize, const D: usize, const M: usiz
     model: &'a Mdl,
     tableau: &'a PartitionedTableau<S>,
     kernels: &'a mut Buffers<T, D, M, K>,
+    plan: Option<&'static Plan>,
     h: T,
     q0: &'a SVector<T, D>,
     p0: &'a SVector<T, D>,
@@ -278,7 +304,39 @@ where
         for column in jac.iter_mut() {
             column.fill(T::zero());
         }
-        self.assemble(x, jac);
+        self.assemble(x, jac, Write::Add);
+    }
+
+    /// With a plan, only the entries the assembly adds to are zeroed first: those of
+    /// the kernels' patterns, which the plan's pattern holds (its fill the
+    /// factorisation zeroes itself).
+    fn residual_and_jacobian_planned(
+        &mut self,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+        jac: &mut [[T; N]; N],
+    ) {
+        if self.plan.is_none() {
+            return self.residual_and_jacobian(x, r, jac);
+        }
+        self.residual(x, r);
+        self.assemble(x, jac, Write::Zero);
+        self.assemble(x, jac, Write::Add);
+    }
+
+    fn factor_planned(
+        &mut self,
+        jac: &mut [[T; N]; N],
+        slot: &mut [usize; N],
+    ) -> Option<Result<(), NeedsPivoting>> {
+        self.plan.map(|plan| sparse::factor(plan, jac, slot))
+    }
+
+    fn solve_planned(&mut self, lu: &[[T; N]; N], slot: &[usize; N], r: &mut SVector<T, N>) {
+        match self.plan {
+            Some(plan) => sparse::solve(plan, lu, slot, r),
+            None => solve::lu::solve_in_place(lu, slot, r),
+        }
     }
 }
 
@@ -288,17 +346,30 @@ where
     Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
     K: Storage,
 {
-    /// Adds the Jacobian (module docs) to the zeroed `jac`, stage by stage: the kernels
-    /// of stage `j` are evaluated once and added into every block they enter.
-    fn assemble<const N: usize>(&mut self, x: &SVector<T, N>, jac: &mut [[T; N]; N]) {
+    /// Adds the Jacobian (module docs) to `jac`, stage by stage: the kernels of stage
+    /// `j` are evaluated once and added into every block they enter, each over its
+    /// pattern ([`PointKernels::PATTERNS`], [`HolonomicKernels::PATTERNS`]; every entry
+    /// without one). With [`Write::Zero`] it zeroes the entries it would add to instead,
+    /// without evaluating the kernels.
+    fn assemble<const N: usize>(&mut self, x: &SVector<T, N>, jac: &mut [[T; N]; N], write: Write) {
         type L<const S: usize, const D: usize, const M: usize> = Layout<S, D, M>;
         let it = Iterate::<T, S, D, M>::new(self.tableau, self.h, self.q0, x);
         let (h, tab) = (self.h, self.tableau);
         let c = |x: f64| -> T { nalgebra::convert(x) };
+        let point = <Mdl as PointKernels<T, D>>::PATTERNS;
+        let holonomic = <Mdl as HolonomicKernels<T, D, M>>::PATTERNS;
+        let p_qv = point.map(|p| p.l_qv);
+        let p_vv = point.map(|p| p.l_vv);
+        let (p_g, p_qq, p_gv) = (
+            holonomic.map(|p| p.phi_q),
+            holonomic.map(|p| p.k_qq),
+            holonomic.map(|p| p.phi_qv),
+        );
+        let stage = L::<S, D, M>::stage;
         // The rows a stage's `Wʲ` enters, with their weights: `Rᵢ` by `âᵢⱼ`, `Lg` by `b̂ⱼ`.
         let w_rows = |j: usize| {
             (0..S)
-                .map(move |i| (L::<S, D, M>::stage(i), tab.a_hat[i][j]))
+                .map(move |i| (stage(i), tab.a_hat[i][j]))
                 .chain(core::iter::once((L::<S, D, M>::LEGENDRE, tab.b_hat[j])))
         };
         for j in 0..S {
@@ -313,44 +384,68 @@ where
                 (k_qq.borrow_mut(), phi_qq.borrow_mut());
             let (l_qv, l_vv): (&mut [[T; D]; D], &mut [[T; D]; D]) =
                 (l_qv.borrow_mut(), l_vv.borrow_mut());
-            let (qj, vj) = (&it.q[j], &it.v[j]);
-            self.model.l_qq(qj, vj, k_qq);
-            self.model.phi_qq_contracted(qj, &it.lambda[j], phi_qq);
-            for (k, column) in k_qq.iter_mut().enumerate() {
-                for (i, e) in column.iter_mut().enumerate() {
-                    *e += phi_qq[k][i];
+            if write == Write::Add {
+                let (qj, vj) = (&it.q[j], &it.v[j]);
+                self.model.l_qq(qj, vj, k_qq);
+                self.model.phi_qq_contracted(qj, &it.lambda[j], phi_qq);
+                for (k, column) in k_qq.iter_mut().enumerate() {
+                    for (i, e) in column.iter_mut().enumerate() {
+                        *e += phi_qq[k][i];
+                    }
                 }
+                self.model.l_qv(qj, vj, l_qv);
+                self.model.l_vv(qj, vj, l_vv);
+                self.model.phi_q(qj, phi_q);
             }
-            self.model.l_qv(qj, vj, l_qv);
-            self.model.l_vv(qj, vj, l_vv);
-            self.model.phi_q(qj, phi_q);
+            let qq = Kernel {
+                values: &*k_qq,
+                pattern: p_qq,
+            };
+            let qv = Kernel {
+                values: &*l_qv,
+                pattern: p_qv,
+            };
+            let vv = Kernel {
+                values: &*l_vv,
+                pattern: p_vv,
+            };
+            let g = Kernel {
+                values: &*phi_q,
+                pattern: p_g,
+            };
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
-            let row = L::<S, D, M>::stage(j);
+            let row = stage(j);
             for l in 0..S {
                 let f = h * c(tab.a[j][l]);
-                add_square(jac, (row, L::<S, D, M>::stage(l)), f, l_qv, true);
+                add(jac, (row, stage(l)), f, qv, true, write);
             }
-            add_square(jac, (row, L::<S, D, M>::stage(j)), T::one(), l_vv, false);
+            add(jac, (row, stage(j)), T::one(), vv, false, write);
             // The rows Wʲ enters, weight g: −h g (h aⱼₗ K_qq(j) + δⱼₗ D₁₂L(j)) on Vˡ,
             // −h g Gⱼᵀ on Λʲ.
             for (row, weight) in w_rows(j) {
-                let g = -h * c(weight);
-                if g == T::zero() {
+                let w = -h * c(weight);
+                if w == T::zero() {
                     continue;
                 }
                 for l in 0..S {
-                    let f = g * h * c(tab.a[j][l]);
-                    add_square(jac, (row, L::<S, D, M>::stage(l)), f, k_qq, false);
+                    let f = w * h * c(tab.a[j][l]);
+                    add(jac, (row, stage(l)), f, qq, false, write);
                 }
-                add_square(jac, (row, L::<S, D, M>::stage(j)), g, l_qv, false);
-                add_rect(jac, (row, L::<S, D, M>::multiplier(j)), g, phi_q, true);
+                add(jac, (row, stage(j)), w, qv, false, write);
+                add(jac, (row, L::<S, D, M>::multiplier(j)), w, g, true, write);
             }
             // Cⱼ = Φ(Qʲ), j ≥ 1: h aⱼₗ Gⱼ on Vˡ.
             if j > 0 {
                 for l in 0..S {
                     let f = h * c(tab.a[j][l]);
-                    let at = (L::<S, D, M>::constraint(j), L::<S, D, M>::stage(l));
-                    add_rect(jac, at, f, phi_q, false);
+                    add(
+                        jac,
+                        (L::<S, D, M>::constraint(j), stage(l)),
+                        f,
+                        g,
+                        false,
+                        write,
+                    );
                 }
             }
         }
@@ -362,20 +457,42 @@ where
             (l_qv.borrow_mut(), l_vv.borrow_mut());
         let (legendre, tangency) = (L::<S, D, M>::LEGENDRE, L::<S, D, M>::TANGENCY);
         let velocity = L::<S, D, M>::VELOCITY;
-        self.model.l_qv(&it.q1, &it.v1, l_qv);
-        self.model.l_vv(&it.q1, &it.v1, l_vv);
+        if write == Write::Add {
+            self.model.l_qv(&it.q1, &it.v1, l_qv);
+            self.model.l_vv(&it.q1, &it.v1, l_vv);
+        }
+        let qv = Kernel {
+            values: &*l_qv,
+            pattern: p_qv,
+        };
+        let vv = Kernel {
+            values: &*l_vv,
+            pattern: p_vv,
+        };
         for l in 0..S {
             let f = h * c(tab.b[l]);
-            add_square(jac, (legendre, L::<S, D, M>::stage(l)), f, l_qv, true);
+            add(jac, (legendre, stage(l)), f, qv, true, write);
         }
-        add_square(jac, (legendre, velocity), T::one(), l_vv, false);
-        self.model.phi_qv(&it.q1, &it.v1, phi_q);
+        add(jac, (legendre, velocity), T::one(), vv, false, write);
+        if write == Write::Add {
+            self.model.phi_qv(&it.q1, &it.v1, phi_q);
+        }
+        let gv = Kernel {
+            values: &*phi_q,
+            pattern: p_gv,
+        };
         for l in 0..S {
             let f = h * c(tab.b[l]);
-            add_rect(jac, (tangency, L::<S, D, M>::stage(l)), f, phi_q, false);
+            add(jac, (tangency, stage(l)), f, gv, false, write);
         }
-        self.model.phi_q(&it.q1, phi_q);
-        add_rect(jac, (tangency, velocity), T::one(), phi_q, false);
+        if write == Write::Add {
+            self.model.phi_q(&it.q1, phi_q);
+        }
+        let g = Kernel {
+            values: &*phi_q,
+            pattern: p_g,
+        };
+        add(jac, (tangency, velocity), T::one(), g, false, write);
     }
 }
 

@@ -1,0 +1,214 @@
+//! The structural nonzeros of the assembled stage families' Jacobians, for the
+//! elimination plans `model!` hands their workspaces. Each is exactly where the
+//! family's assembly in the runtime (`families::prk`, `families::prk_holonomic`) adds
+//! a kernel, each kernel over its own pattern (from the model's graph), placed by the
+//! Lobatto pair's structural zeros: the first row of IIIA's `a` and the last column of
+//! IIIB's `â`. Every other coefficient of the pair (`aᵢⱼ`, `âᵢⱼ`, `bⱼ`, `b̂ⱼ`) is
+//! nonzero, and a pattern may hold more than the values' nonzeros (a cancellation only
+//! makes a planned entry zero), never less.
+use std::collections::BTreeSet;
+
+use crate::ir::Model;
+use crate::quantities::Quantities;
+use crate::sym::{Id, VarId};
+
+/// `(row, column)` of the structural nonzeros of a matrix.
+pub type Pattern = Vec<(usize, usize)>;
+
+/// The nonzeros of the matrix whose row `i` is the gradient of `rows[i]` in `wrt`.
+fn gradient_pattern(model: &mut Model, rows: &[Id], wrt: &[VarId]) -> Pattern {
+    let mut pattern = Vec::new();
+    for (i, &e) in rows.iter().enumerate() {
+        for (j, x) in model.graph.gradient(e, wrt).into_iter().enumerate() {
+            if !model.graph.is_zero(x) {
+                pattern.push((i, j));
+            }
+        }
+    }
+    pattern
+}
+
+/// The point kernels' patterns: `D₁₁L`, `D₁₂L`, `D₂₂L`.
+struct PointPatterns {
+    l_qq: Pattern,
+    l_qv: Pattern,
+    l_vv: Pattern,
+}
+
+impl PointPatterns {
+    fn new(model: &mut Model, quantities: &Quantities) -> Self {
+        let (q, v) = (model.q.clone(), model.v.clone());
+        Self {
+            l_qq: gradient_pattern(model, &quantities.dl_dq, &q),
+            l_qv: gradient_pattern(model, &quantities.dl_dq, &v),
+            l_vv: gradient_pattern(model, &quantities.dl_dv, &v),
+        }
+    }
+}
+
+/// `pattern`, transposed.
+fn transposed(pattern: &[(usize, usize)]) -> Pattern {
+    pattern.iter().map(|&(r, c)| (c, r)).collect()
+}
+
+/// The pattern being built: blocks placed at their first row and column.
+#[derive(Default)]
+struct Placed(BTreeSet<(usize, usize)>);
+
+impl Placed {
+    fn add(&mut self, (row, column): (usize, usize), block: &[(usize, usize)]) {
+        self.0
+            .extend(block.iter().map(|&(r, c)| (row + r, column + c)));
+    }
+
+    fn into_vec(self) -> Pattern {
+        self.0.into_iter().collect()
+    }
+}
+
+/// The Lobatto IIIA–IIIB pair's structural nonzeros, with `s` stages: `aᵢₗ` (IIIA's
+/// first row is zero) and `âᵢⱼ` (IIIB's last column is zero).
+struct LobattoZeros {
+    s: usize,
+}
+
+impl LobattoZeros {
+    fn a(&self, i: usize, _l: usize) -> bool {
+        i > 0
+    }
+    fn a_hat(&self, _i: usize, j: usize) -> bool {
+        j + 1 < self.s
+    }
+}
+
+/// The stage Jacobian `∂R/∂X` of `families::prk` (`S·D` stage velocities). Block
+/// `(i, l)` of `D × D` holds
+///
+/// ```text
+/// h aᵢₗ D₂₁L + δᵢₗ D₂₂L − h âᵢₗ D₁₂L − h² Σⱼ âᵢⱼ aⱼₗ D₁₁L,   D₂₁L = D₁₂Lᵀ.
+/// ```
+pub fn unconstrained(model: &mut Model, quantities: &Quantities, stages: usize) -> Pattern {
+    let d = model.dim();
+    let k = PointPatterns::new(model, quantities);
+    let l_vq = transposed(&k.l_qv);
+    let tab = LobattoZeros { s: stages };
+    let mut placed = Placed::default();
+    for i in 0..stages {
+        for l in 0..stages {
+            let at = (i * d, l * d);
+            if tab.a(i, l) {
+                placed.add(at, &l_vq);
+            }
+            if tab.a_hat(i, l) {
+                placed.add(at, &k.l_qv);
+            }
+            if i == l {
+                placed.add(at, &k.l_vv);
+            }
+            if (0..stages).any(|j| tab.a_hat(i, j) && tab.a(j, l)) {
+                placed.add(at, &k.l_qq);
+            }
+        }
+    }
+    placed.into_vec()
+}
+
+/// The constraint kernels' patterns (`HolonomicKernels::PATTERNS` in the runtime):
+/// `G = DΦ` (`M × D`), `Σₐ λₐ D²Φᵃ` (entry `(i, k)` wherever some `∂Gₐᵢ/∂q_k` is),
+/// its union with `D₁₁L`'s, and `∂(G v)/∂q` (entry `(a, k)` wherever some `∂Gₐᵢ/∂q_k`
+/// is).
+pub struct HolonomicPatterns {
+    pub phi_q: Pattern,
+    pub phi_qq: Pattern,
+    pub k_qq: Pattern,
+    pub phi_qv: Pattern,
+}
+
+impl HolonomicPatterns {
+    pub fn new(model: &mut Model, quantities: &Quantities) -> Self {
+        let q = model.q.clone();
+        let l_qq = gradient_pattern(model, &quantities.dl_dq, &q);
+        let (mut phi_qq, mut phi_qv) = (BTreeSet::new(), BTreeSet::new());
+        for (a, row) in quantities.jac.iter().enumerate() {
+            for (i, column) in gradient_pattern(model, row, &q) {
+                phi_qq.insert((i, column));
+                phi_qv.insert((a, column));
+            }
+        }
+        let k_qq: BTreeSet<_> = phi_qq.iter().copied().chain(l_qq).collect();
+        Self {
+            phi_q: matrix_pattern(model, &quantities.jac),
+            phi_qq: phi_qq.into_iter().collect(),
+            k_qq: k_qq.into_iter().collect(),
+            phi_qv: phi_qv.into_iter().collect(),
+        }
+    }
+}
+
+/// The step Jacobian of `families::prk_holonomic` (module docs there): unknowns
+/// `(V¹ … Vˢ, Λ¹ … Λˢ, v¹)`, equations `(R₁ … Rₛ, C₂ … Cₛ, Tg, Lg)`.
+pub fn holonomic(model: &mut Model, quantities: &Quantities, stages: usize) -> Pattern {
+    let (d, m, s) = (model.dim(), model.n_constraints(), stages);
+    let k = PointPatterns::new(model, quantities);
+    let HolonomicPatterns {
+        phi_q: g,
+        k_qq,
+        phi_qv,
+        ..
+    } = HolonomicPatterns::new(model, quantities);
+    let (g_t, l_vq) = (transposed(&g), transposed(&k.l_qv));
+    // The blocks' first rows and columns (`Layout` of `families::prk_holonomic`).
+    let stage = |i: usize| i * d;
+    let multiplier = |j: usize| s * d + j * m;
+    let constraint = |i: usize| s * d + (i - 1) * m;
+    let (tangency, legendre, velocity) = (s * d + (s - 1) * m, s * d + s * m, s * d + s * m);
+    let tab = LobattoZeros { s };
+    let mut placed = Placed::default();
+    for j in 0..s {
+        // Row block j: h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j).
+        for l in (0..s).filter(|&l| tab.a(j, l)) {
+            placed.add((stage(j), stage(l)), &l_vq);
+        }
+        placed.add((stage(j), stage(j)), &k.l_vv);
+        // The rows Wʲ enters (Rᵢ by âᵢⱼ, Lg by b̂ⱼ): K_qq(j) on Vˡ by aⱼₗ, D₁₂L(j) on
+        // Vʲ, Gⱼᵀ on Λʲ.
+        let rows = (0..s)
+            .filter(|&i| tab.a_hat(i, j))
+            .map(stage)
+            .chain([legendre]);
+        for row in rows {
+            for l in (0..s).filter(|&l| tab.a(j, l)) {
+                placed.add((row, stage(l)), &k_qq);
+            }
+            placed.add((row, stage(j)), &k.l_qv);
+            placed.add((row, multiplier(j)), &g_t);
+        }
+        // Cⱼ = Φ(Qʲ), j ≥ 1: Gⱼ on Vˡ by aⱼₗ.
+        if j > 0 {
+            for l in (0..s).filter(|&l| tab.a(j, l)) {
+                placed.add((constraint(j), stage(l)), &g);
+            }
+        }
+    }
+    // The new node: D₂L(q¹, v¹) in Lg, the tangency equation; bₗ ≠ 0.
+    for l in 0..s {
+        placed.add((legendre, stage(l)), &l_vq);
+        placed.add((tangency, stage(l)), &phi_qv);
+    }
+    placed.add((legendre, velocity), &k.l_vv);
+    placed.add((tangency, velocity), &g);
+    placed.into_vec()
+}
+
+/// The structural nonzeros of the matrix of expressions `rows`.
+pub fn matrix_pattern(model: &Model, rows: &[Vec<Id>]) -> Pattern {
+    let mut pattern = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        for (c, &e) in row.iter().enumerate() {
+            if !model.graph.is_zero(e) {
+                pattern.push((r, c));
+            }
+        }
+    }
+    pattern
+}
