@@ -9,17 +9,20 @@
 //! Jacobian is dense and is not planned; with the holonomically constrained family
 //! (`HolonomicLobatto(s)`, `PrkHolonomicWorkspace`), the ten-link chain
 //! (`livens_models::Chain10`: 30 coordinates, 10 constraints) at s = 2 and 3 (110 and
-//! 150 unknowns), falling from the horizontal. At the end each pair's medians and ratio
-//! are printed. `LIVENS_BENCH_QUICK=1` shortens the run.
+//! 150 unknowns), falling from the horizontal; with the nonholonomic family
+//! (`NonholonomicLobatto(s)`), the chaotic system of spec 002 §5.3 (7 coordinates, one
+//! constraint) at s = 2 and 3 (30 and 45 unknowns). At the end each pair's medians and
+//! ratio are printed. `LIVENS_BENCH_QUICK=1` shortens the run.
 use std::hint::black_box;
 
 use criterion::Criterion;
 use livens::families::prk::{self, PrkWorkspace};
 use livens::families::prk_holonomic::{self, PrkHolonomicWorkspace};
+use livens::families::prk_nonholonomic::{self, PrkNonholonomicWorkspace};
 use livens::prelude::*;
 use livens::solve::Inline;
-use livens::{HolonomicKernels, StepOptions, StepReport};
-use livens_models::Chain10;
+use livens::{HolonomicKernels, NonholonomicKernels, StepOptions, StepReport};
+use livens_models::{Chain10, Chaotic};
 
 #[path = "support/record.rs"]
 mod record;
@@ -38,12 +41,12 @@ const RESET: u32 = 200;
 /// Times `step` from `initial` with the workspace `model!` builds (`planned`, factoring
 /// along the plan it chose) and with the dense LU's (`dense`), as
 /// `stages/<name>/planned` and `…/dense`.
-fn pair<W, const D: usize>(
+fn pair<W, State: Copy>(
     c: &mut Criterion,
     name: &str,
     [planned, dense]: [W; 2],
-    initial: PhaseState<f64, D>,
-    step: impl Fn(&PhaseState<f64, D>, &mut W) -> (PhaseState<f64, D>, StepReport<f64>),
+    initial: State,
+    step: impl Fn(&State, &mut W) -> (State, StepReport<f64>),
 ) -> [(String, Record); 2] {
     let mut group = c.benchmark_group(format!("stages/{name}"));
     let records = [("planned", planned), ("dense", dense)].map(|(label, mut ws)| {
@@ -119,6 +122,34 @@ where
     })
 }
 
+/// [`pair`] for the nonholonomic family, `NonholonomicLobatto<S>`.
+fn nonholonomic<Mdl, const S: usize, const D: usize, const K: usize, const N: usize>(
+    c: &mut Criterion,
+    name: &str,
+    model: Mdl,
+    h: f64,
+    initial: NonholonomicState<f64, D, K>,
+) -> [(String, Record); 2]
+where
+    Mdl: PointKernels<f64, D>
+        + NonholonomicKernels<f64, D, K>
+        + Step<
+            f64,
+            NonholonomicLobatto<S>,
+            Workspace<Inline> = PrkNonholonomicWorkspace<f64, S, D, K, N, Inline>,
+        >,
+{
+    let (scheme, options) = (NonholonomicLobatto::<S>, StepOptions::default());
+    let workspaces = [
+        model.workspace::<Inline>(&scheme),
+        PrkNonholonomicWorkspace::<f64, S, D, K, N, Inline>::lobatto(),
+    ];
+    pair(c, name, workspaces, initial, |state, ws| {
+        prk_nonholonomic::step(&model, &scheme, h, state, ws, &options)
+            .expect("a nonholonomic step converges")
+    })
+}
+
 fn run() {
     let (config, samples) = record::config();
     let mut c = config.configure_from_args();
@@ -136,12 +167,17 @@ fn run() {
     let (q, v) = Chain10::initial_positions_velocities();
     let chain_initial = PhaseState::from_velocities(&chain, q, v);
     let h = Chain10::DEFAULT_STEP;
+    let chaotic = Chaotic::new();
+    let node = chaotic.initial_state().expect("the spec's data");
+    let chaotic_initial = NonholonomicState::from_velocities(&chaotic, node.q, node.v);
     let pairs = [
         unconstrained::<_, 3, 30, 90>(&mut c, "springs/s3", springs, 0.1, springs_initial),
         unconstrained::<_, 5, 30, 150>(&mut c, "springs/s5", springs, 0.1, springs_initial),
         unconstrained::<_, 3, 2, 6>(&mut c, "henon_heiles/s3", henon, 0.1, henon_initial),
         holonomic::<_, 2, 30, 10, 110>(&mut c, "chain_holonomic/s2", chain, h, chain_initial),
         holonomic::<_, 3, 30, 10, 150>(&mut c, "chain_holonomic/s3", chain, h, chain_initial),
+        nonholonomic::<_, 2, 7, 1, 30>(&mut c, "chaotic/s2", chaotic, 0.1, chaotic_initial),
+        nonholonomic::<_, 3, 7, 1, 45>(&mut c, "chaotic/s3", chaotic, 0.1, chaotic_initial),
     ];
     c.final_summary();
     for [(planned_name, planned), (_, dense)] in &pairs {

@@ -50,7 +50,7 @@ pub struct KernelPatterns {
 pub trait HolonomicKernels<T: Real, const D: usize, const M: usize> {
     /// The structural nonzeros `(row, column)` of the constraint kernels, if known
     /// (`model!` emits them), as [`PointKernels::PATTERNS`]. `None` reads every entry.
-    const PATTERNS: Option<HolonomicPatterns> = None;
+    const PATTERNS: Option<ConstraintPatterns> = None;
     /// `Φ(q)`.
     fn phi(&self, q: &SVector<T, D>) -> SVector<T, M>;
     /// `DΦ(q)`, `M × D`: `out[j][a] = ∂Φᵃ/∂qⱼ`.
@@ -62,18 +62,20 @@ pub trait HolonomicKernels<T: Real, const D: usize, const M: usize> {
     fn phi_qv(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; M]; D]);
 }
 
-/// The structural nonzeros `(row, column)` of the [`HolonomicKernels`]' matrices.
+/// The structural nonzeros `(row, column)` of a constraint family's kernels: those of
+/// [`HolonomicKernels`], with `R = DΦ`, or of [`NonholonomicKernels`], with `R = A`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HolonomicPatterns {
-    /// Of `DΦ` (row: constraint, column: position).
-    pub phi_q: &'static [(u16, u16)],
-    /// Of `Σₐ λₐ D²Φᵃ`, for any `λ`.
-    pub phi_qq: &'static [(u16, u16)],
-    /// Of `D₁₁L + Σₐ λₐ D²Φᵃ`, the union of `phi_qq` and [`KernelPatterns::l_qq`]: the
-    /// holonomic family adds the two once per stage and scatters the sum.
+pub struct ConstraintPatterns {
+    /// Of `R(q)` (row: constraint, column: coordinate).
+    pub matrix: &'static [(u16, u16)],
+    /// Of `∂(R(q)ᵀ λ)/∂q`, for any `λ`.
+    pub contracted: &'static [(u16, u16)],
+    /// Of `D₁₁L + ∂(R(q)ᵀ λ)/∂q`, the union of `contracted` and
+    /// [`KernelPatterns::l_qq`]: the families add the two once per stage and scatter the
+    /// sum.
     pub k_qq: &'static [(u16, u16)],
-    /// Of `∂(DΦ v)/∂q`, for any `v` (row: constraint, column: position).
-    pub phi_qv: &'static [(u16, u16)],
+    /// Of `∂(R(q) v)/∂q`, for any `v` (row: constraint, column: coordinate).
+    pub times_v: &'static [(u16, u16)],
 }
 
 /// The nonholonomic constraints `Φ(q, v) = A(q) v = 0` (linear in the velocities, as
@@ -84,6 +86,9 @@ pub struct HolonomicPatterns {
 /// Matrices are written into caller-provided column storage (`out[j][i]` is row `i`,
 /// column `j`; every entry is written).
 pub trait NonholonomicKernels<T: Real, const D: usize, const K: usize> {
+    /// The structural nonzeros of the kernels' matrices, if known (`model!` emits
+    /// them), as [`PointKernels::PATTERNS`]. `None` reads every entry.
+    const PATTERNS: Option<ConstraintPatterns> = None;
     /// `A(q) = ∂Φ/∂v`, `K × D`: `out[j][a] = ∂Φᵃ/∂vⱼ`.
     fn a(&self, q: &SVector<T, D>, out: &mut [[T; K]; D]);
     /// `∂(A(q)ᵀ λ)/∂q`, `D × D`: `out[j][i] = Σₐ λₐ ∂Aₐᵢ/∂qⱼ`.

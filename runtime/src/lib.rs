@@ -42,7 +42,7 @@ pub use error::{InitError, SolveError};
 pub use families::ggl::DiscreteSystem;
 pub use integrator::Integrator;
 pub use kernels::{
-    HolonomicKernels, HolonomicPatterns, KernelPatterns, NonholonomicKernels, PointKernels,
+    ConstraintPatterns, HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKernels,
 };
 pub use model::{Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter};
 pub use schemes::info::{Orders, SchemeInfo};
@@ -62,7 +62,7 @@ pub mod __private {
     pub use crate::declared::{DeclaredSchemes, SchemeVisitor};
     pub use crate::families;
     pub use crate::kernels::{
-        HolonomicKernels, HolonomicPatterns, KernelPatterns, NonholonomicKernels, PointKernels,
+        ConstraintPatterns, HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKernels,
     };
     pub use crate::model::{
         Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter,

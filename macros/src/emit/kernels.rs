@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::stage_patterns::{matrix_pattern, HolonomicPatterns};
+use super::stage_patterns::{matrix_pattern, ConstraintPatterns};
 use super::{block, lit, private, svector, var_expr};
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
@@ -95,13 +95,40 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
 }
 
 /// `&[(row, column), …]`, a kernel's pattern as the runtime's `KernelPatterns` and
-/// `HolonomicPatterns` hold it.
+/// `ConstraintPatterns` hold it.
 fn pattern_tokens(pattern: &[(usize, usize)]) -> TokenStream {
     let entries = pattern.iter().map(|&(r, c)| {
         let (r, c) = (r as u16, c as u16);
         quote!((#r, #c))
     });
     quote!(&[#(#entries),*])
+}
+
+/// `Some(ConstraintPatterns { … })`, the patterns of the kernels of the constraint
+/// matrix `rows`, as the runtime's `HolonomicKernels::PATTERNS` and
+/// `NonholonomicKernels::PATTERNS` hold them.
+fn constraint_patterns(
+    model: &mut Model,
+    quantities: &Quantities,
+    rows: &[Vec<Id>],
+) -> TokenStream {
+    let p = private();
+    let patterns = ConstraintPatterns::new(model, quantities, rows);
+    let [matrix, contracted, k_qq, times_v] = [
+        &patterns.matrix,
+        &patterns.contracted,
+        &patterns.k_qq,
+        &patterns.times_v,
+    ]
+    .map(|pattern| pattern_tokens(pattern));
+    quote! {
+        ::core::option::Option::Some(#p::ConstraintPatterns {
+            matrix: #matrix,
+            contracted: #contracted,
+            k_qq: #k_qq,
+            times_v: #times_v,
+        })
+    }
 }
 
 /// `∂(Rᵀ λ)/∂q` (`d × d`, row `i` the gradient of `Σₐ λₐ Rₐᵢ`) and `∂(R v)/∂q`
@@ -146,17 +173,7 @@ pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
     let p = private();
     let (d, m) = (model.dim(), model.n_constraints());
     let (dl, ml) = (lit(d), lit(m));
-    let patterns = HolonomicPatterns::new(model, quantities);
-    let patterns = {
-        let [phi_q, phi_qq, k_qq, phi_qv] = [
-            &patterns.phi_q,
-            &patterns.phi_qq,
-            &patterns.k_qq,
-            &patterns.phi_qv,
-        ]
-        .map(|pattern| pattern_tokens(pattern));
-        quote!(#p::HolonomicPatterns { phi_q: #phi_q, phi_qq: #phi_qq, k_qq: #k_qq, phi_qv: #phi_qv })
-    };
+    let patterns = constraint_patterns(model, quantities, &quantities.jac);
     let jac = &quantities.jac;
     let (contracted, phi_qv) = contractions(model, jac);
     let phi = {
@@ -174,8 +191,7 @@ pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
     quote! {
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #p::HolonomicKernels<T, #dl, #ml> for #name<T> {
-            const PATTERNS: ::core::option::Option<#p::HolonomicPatterns> =
-                ::core::option::Option::Some(#patterns);
+            const PATTERNS: ::core::option::Option<#p::ConstraintPatterns> = #patterns;
 
             #[inline]
             fn phi(&self, q: &#vec) -> #mvec {
@@ -201,18 +217,10 @@ pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
     }
 }
 
-/// `impl NonholonomicKernels<T, D, K>` for a model with a `nonholonomic` block: `A(q)`,
-/// `∂(Aᵀ λ)/∂q` and `∂(A v)/∂q`; nothing without one. In a model that also has holonomic
-/// constraints `g(q) = 0`, their velocity forms `G(q) v = 0` are `A`'s last rows
-/// ([`Model::n_velocity_constraints`]): the nonholonomic method integrates them as the
-/// index-2 constraints they are, and `g` holds to the method's order, not exactly.
-pub fn nonholonomic_kernels(model: &mut Model) -> TokenStream {
-    if model.nonholonomic.is_empty() {
-        return TokenStream::new();
-    }
-    let p = private();
-    let (d, k) = (model.dim(), model.n_velocity_constraints());
-    let (dl, kl) = (lit(d), lit(k));
+/// `A(q)` of the nonholonomic family, `K × D`: the gradients in `v` of the
+/// `nonholonomic` block's constraints, then those in `q` of the holonomic ones (their
+/// velocity forms, see [`nonholonomic_kernels`]).
+pub fn velocity_constraint_matrix(model: &mut Model) -> Vec<Vec<Id>> {
     let (velocities, positions) = (model.v.clone(), model.q.clone());
     let nonholonomic: Vec<Id> = model.nonholonomic.iter().map(|c| c.expr).collect();
     let holonomic: Vec<Id> = model.constraints.iter().map(|c| c.expr).collect();
@@ -225,6 +233,23 @@ pub fn nonholonomic_kernels(model: &mut Model) -> TokenStream {
             .iter()
             .map(|&g| model.graph.gradient(g, &positions)),
     );
+    a
+}
+
+/// `impl NonholonomicKernels<T, D, K>` for a model with a `nonholonomic` block: `A(q)`,
+/// `∂(Aᵀ λ)/∂q` and `∂(A v)/∂q`; nothing without one. In a model that also has holonomic
+/// constraints `g(q) = 0`, their velocity forms `G(q) v = 0` are `A`'s last rows
+/// ([`Model::n_velocity_constraints`]): the nonholonomic method integrates them as the
+/// index-2 constraints they are, and `g` holds to the method's order, not exactly.
+pub fn nonholonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream {
+    if model.nonholonomic.is_empty() {
+        return TokenStream::new();
+    }
+    let p = private();
+    let (d, k) = (model.dim(), model.n_velocity_constraints());
+    let (dl, kl) = (lit(d), lit(k));
+    let a = velocity_constraint_matrix(model);
+    let patterns = constraint_patterns(model, quantities, &a);
     let (transposed, times_v) = contractions(model, &a);
     let (a, transposed, times_v) = (
         columns_body(model, &a),
@@ -236,6 +261,8 @@ pub fn nonholonomic_kernels(model: &mut Model) -> TokenStream {
     quote! {
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #p::NonholonomicKernels<T, #dl, #kl> for #name<T> {
+            const PATTERNS: ::core::option::Option<#p::ConstraintPatterns> = #patterns;
+
             #[inline]
             fn a(&self, q: &#vec, out: &mut [[T; #kl]; #dl]) {
                 let q = &q.data.0[0];

@@ -145,7 +145,7 @@ pub fn expand(
     {
         out.extend(kernels::holonomic_kernels(model, quantities));
     }
-    out.extend(kernels::nonholonomic_kernels(model));
+    out.extend(kernels::nonholonomic_kernels(model, quantities));
     out.extend(scheme::impls(model, quantities, schemes)?);
     out.extend(scheme::declared_schemes(model, schemes));
     debug_assert!(model.graph.check_memo(), "no two ids for one node");

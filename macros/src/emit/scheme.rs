@@ -5,10 +5,10 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::elimination::Elimination;
-use super::stage_patterns;
 use super::{
     block, intermediate_derivative_ident, intermediate_ident, lit, private, svector, var_expr,
 };
+use super::{kernels, stage_patterns};
 use crate::errors::Errors;
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
@@ -488,7 +488,7 @@ pub fn prk_step(
         return prk_holonomic_step(model, quantities, kind, name, stages);
     }
     if kind.integrates_nonholonomic() {
-        return prk_nonholonomic_step(model, kind, name, stages);
+        return prk_nonholonomic_step(model, quantities, kind, name, stages);
     }
     let d = model.dim();
     let n = stages * d;
@@ -528,18 +528,7 @@ fn prk_holonomic_step(
     let n = stages * (d + m) + d;
     let (dl, ml, sl, nl) = (lit(d), lit(m), lit(stages), lit(n));
     let marker = quote!(#p::schemes::#name<#sl>);
-    // A constraint's multipliers at two stages, coupled through the bodies it joins
-    // once the stage velocities are eliminated, may be pivoted on together: on the
-    // ten-link chain with three stages the plan takes 22 k multiply–adds with them,
-    // 30 k with every multiplier left to the Schur complement.
-    let stage_multiplier = |j: usize, a: usize| stages * d + j * m + a;
-    let partners: Vec<(usize, usize)> = (0..m)
-        .flat_map(|a| {
-            (0..stages).flat_map(move |j| {
-                (j + 1..stages).map(move |k| (stage_multiplier(j, a), stage_multiplier(k, a)))
-            })
-        })
-        .collect();
+    let partners = stage_multiplier_partners(stages * d, m, 0..stages);
     let pattern = stage_patterns::holonomic(model, quantities, stages);
     let plan = stage_plan(n, pattern, &partners);
     step_impl(
@@ -558,6 +547,7 @@ fn prk_holonomic_step(
 /// nonholonomic driver, which factors its Jacobian by the dense LU.
 fn prk_nonholonomic_step(
     model: &mut Model,
+    quantities: &Quantities,
     kind: SchemeKind,
     name: &syn::Ident,
     stages: usize,
@@ -567,13 +557,19 @@ fn prk_nonholonomic_step(
     let n = stages * (2 * d + k);
     let (dl, kl, sl, nl) = (lit(d), lit(k), lit(stages), lit(n));
     let marker = quote!(#p::schemes::#name<#sl>);
+    // Λ¹'s equation is Λ¹ = λₖ, a pivot of its own; the later stages' multipliers
+    // pair as the holonomic family's do.
+    let partners = stage_multiplier_partners(stages * d, k, 1..stages);
+    let rows = kernels::velocity_constraint_matrix(model);
+    let pattern = stage_patterns::nonholonomic(model, quantities, &rows, stages);
+    let plan = stage_plan(n, pattern, &partners);
     step_impl(
         model,
         &marker,
         &kind.unknowns(model),
         &quote!(#p::NonholonomicState<T, #dl, #kl>),
         &quote!(#p::families::prk_nonholonomic::PrkNonholonomicWorkspace<T, #sl, #dl, #kl, #nl, K>),
-        &quote!(#p::families::prk_nonholonomic::PrkNonholonomicWorkspace::lobatto()),
+        &quote!(#p::families::prk_nonholonomic::PrkNonholonomicWorkspace::lobatto().with_plan(#plan)),
         &quote!(#p::families::prk_nonholonomic),
     )
 }
@@ -602,6 +598,28 @@ fn stage_plan(n: usize, pattern: Vec<(usize, usize)>, partners: &[(usize, usize)
         }
         None => quote!(::core::option::Option::None),
     }
+}
+
+/// The stage families' multipliers a plan may pivot on together
+/// ([`Elimination::plan`]): constraint `a`'s at any two of the stages `stages`, with
+/// the `m` multipliers of stage `j` at `first + j m`. Once the stage velocities are
+/// eliminated, a constraint's multipliers at two stages are coupled through the bodies
+/// it joins: on the ten-link chain with `HolonomicLobatto(3)` the plan takes 22 k
+/// multiply–adds with these pairs, 30 k with every multiplier left to the Schur
+/// complement.
+fn stage_multiplier_partners(
+    first: usize,
+    m: usize,
+    stages: std::ops::Range<usize>,
+) -> Vec<(usize, usize)> {
+    let at = |j: usize, a: usize| first + j * m + a;
+    let mut partners = Vec::new();
+    for a in 0..m {
+        for j in stages.clone() {
+            partners.extend((j + 1..stages.end).map(|l| (at(j, a), at(l, a))));
+        }
+    }
+    partners
 }
 
 /// The unknowns a plan may pivot on together: entry `k` of every two blocks of `m`

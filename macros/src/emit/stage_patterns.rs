@@ -113,34 +113,35 @@ pub fn unconstrained(model: &mut Model, quantities: &Quantities, stages: usize) 
     placed.into_vec()
 }
 
-/// The constraint kernels' patterns (`HolonomicKernels::PATTERNS` in the runtime):
-/// `G = DΦ` (`M × D`), `Σₐ λₐ D²Φᵃ` (entry `(i, k)` wherever some `∂Gₐᵢ/∂q_k` is),
-/// its union with `D₁₁L`'s, and `∂(G v)/∂q` (entry `(a, k)` wherever some `∂Gₐᵢ/∂q_k`
+/// A constraint family's kernel patterns (`ConstraintPatterns` in the runtime), of the
+/// matrix `R(q)` whose rows are `rows` (`DΦ` for the holonomic family, `A` for the
+/// nonholonomic one): `R`, `∂(Rᵀ λ)/∂q` (entry `(i, k)` wherever some `∂Rₐᵢ/∂q_k` is),
+/// its union with `D₁₁L`'s, and `∂(R v)/∂q` (entry `(a, k)` wherever some `∂Rₐᵢ/∂q_k`
 /// is).
-pub struct HolonomicPatterns {
-    pub phi_q: Pattern,
-    pub phi_qq: Pattern,
+pub struct ConstraintPatterns {
+    pub matrix: Pattern,
+    pub contracted: Pattern,
     pub k_qq: Pattern,
-    pub phi_qv: Pattern,
+    pub times_v: Pattern,
 }
 
-impl HolonomicPatterns {
-    pub fn new(model: &mut Model, quantities: &Quantities) -> Self {
+impl ConstraintPatterns {
+    pub fn new(model: &mut Model, quantities: &Quantities, rows: &[Vec<Id>]) -> Self {
         let q = model.q.clone();
         let l_qq = gradient_pattern(model, &quantities.dl_dq, &q);
-        let (mut phi_qq, mut phi_qv) = (BTreeSet::new(), BTreeSet::new());
-        for (a, row) in quantities.jac.iter().enumerate() {
+        let (mut contracted, mut times_v) = (BTreeSet::new(), BTreeSet::new());
+        for (a, row) in rows.iter().enumerate() {
             for (i, column) in gradient_pattern(model, row, &q) {
-                phi_qq.insert((i, column));
-                phi_qv.insert((a, column));
+                contracted.insert((i, column));
+                times_v.insert((a, column));
             }
         }
-        let k_qq: BTreeSet<_> = phi_qq.iter().copied().chain(l_qq).collect();
+        let k_qq: BTreeSet<_> = contracted.iter().copied().chain(l_qq).collect();
         Self {
-            phi_q: matrix_pattern(model, &quantities.jac),
-            phi_qq: phi_qq.into_iter().collect(),
+            matrix: matrix_pattern(model, rows),
+            contracted: contracted.into_iter().collect(),
             k_qq: k_qq.into_iter().collect(),
-            phi_qv: phi_qv.into_iter().collect(),
+            times_v: times_v.into_iter().collect(),
         }
     }
 }
@@ -150,12 +151,12 @@ impl HolonomicPatterns {
 pub fn holonomic(model: &mut Model, quantities: &Quantities, stages: usize) -> Pattern {
     let (d, m, s) = (model.dim(), model.n_constraints(), stages);
     let k = PointPatterns::new(model, quantities);
-    let HolonomicPatterns {
-        phi_q: g,
+    let ConstraintPatterns {
+        matrix: g,
         k_qq,
-        phi_qv,
+        times_v: phi_qv,
         ..
-    } = HolonomicPatterns::new(model, quantities);
+    } = ConstraintPatterns::new(model, quantities, &quantities.jac);
     let (g_t, l_vq) = (transposed(&g), transposed(&k.l_qv));
     // The blocks' first rows and columns (`Layout` of `families::prk_holonomic`).
     let stage = |i: usize| i * d;
@@ -211,4 +212,66 @@ pub fn matrix_pattern(model: &Model, rows: &[Vec<Id>]) -> Pattern {
         }
     }
     pattern
+}
+
+/// The step Jacobian of `families::prk_nonholonomic` (module docs there): unknowns
+/// `(V¹ … Vˢ, Λ¹ … Λˢ, v¹ … vˢ)` and equations `(R₁ … Rₛ, C₁ … Cₛ, L₁ … Lₛ)` in the
+/// same order, with `A`, the nonholonomic constraints' matrix (`rows`, `K × D`).
+pub fn nonholonomic(
+    model: &mut Model,
+    quantities: &Quantities,
+    rows: &[Vec<Id>],
+    stages: usize,
+) -> Pattern {
+    let (d, k, s) = (model.dim(), rows.len(), stages);
+    let point = PointPatterns::new(model, quantities);
+    let ConstraintPatterns {
+        matrix: a,
+        k_qq,
+        times_v: a_v_q,
+        ..
+    } = ConstraintPatterns::new(model, quantities, rows);
+    let (a_t, l_vq) = (transposed(&a), transposed(&point.l_qv));
+    let identity: Pattern = (0..k).map(|i| (i, i)).collect();
+    // The blocks' first rows and columns (`Layout` of `families::prk_nonholonomic`).
+    let stage = |i: usize| i * d;
+    let multiplier = |i: usize| s * d + i * k;
+    let velocity = |i: usize| s * d + s * k + i * d;
+    let tab = LobattoZeros { s };
+    let mut placed = Placed::default();
+    for j in 0..s {
+        // Rⱼ: h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j).
+        for l in (0..s).filter(|&l| tab.a(j, l)) {
+            placed.add((stage(j), stage(l)), &l_vq);
+        }
+        placed.add((stage(j), stage(j)), &point.l_vv);
+        // The rows Wʲ enters (Rᵢ by âᵢⱼ, Lᵢ by aᵢⱼ): K_qq(j) on Vˡ by aⱼₗ, D₁₂L(j) on
+        // Vʲ, A(Qʲ)ᵀ on Λʲ.
+        let rows = (0..s)
+            .filter(|&i| tab.a_hat(i, j))
+            .map(stage)
+            .chain((0..s).filter(|&i| tab.a(i, j)).map(velocity));
+        for row in rows {
+            for l in (0..s).filter(|&l| tab.a(j, l)) {
+                placed.add((row, stage(l)), &k_qq);
+            }
+            placed.add((row, stage(j)), &point.l_qv);
+            placed.add((row, multiplier(j)), &a_t);
+        }
+        // Cⱼ: the identity on Λ¹; after, ∂(A vʲ)/∂q on Vˡ by aⱼₗ and A on vʲ.
+        if j == 0 {
+            placed.add((multiplier(0), multiplier(0)), &identity);
+        } else {
+            for l in (0..s).filter(|&l| tab.a(j, l)) {
+                placed.add((multiplier(j), stage(l)), &a_v_q);
+            }
+            placed.add((multiplier(j), velocity(j)), &a);
+        }
+        // Lⱼ's D₂L(Qʲ, vʲ): D₂₁L on Vˡ by aⱼₗ, D₂₂L on vʲ.
+        for l in (0..s).filter(|&l| tab.a(j, l)) {
+            placed.add((velocity(j), stage(l)), &l_vq);
+        }
+        placed.add((velocity(j), velocity(j)), &point.l_vv);
+    }
+    placed.into_vec()
 }

@@ -23,16 +23,6 @@ pub(crate) struct Kernel<'a, T, const R: usize, const C: usize> {
     pub pattern: Option<&'static [(u16, u16)]>,
 }
 
-impl<'a, T, const R: usize, const C: usize> Kernel<'a, T, R, C> {
-    /// Every entry of `values`, without a pattern.
-    pub fn dense(values: &'a [[T; R]; C]) -> Self {
-        Self {
-            values,
-            pattern: None,
-        }
-    }
-}
-
 /// Adds `f · K` (`f · Kᵀ` if `transpose`) at rows `row…`, columns `column…` of the
 /// column-stored Jacobian, visiting `K`'s pattern (every entry without one), or zeroes
 /// the entries it would add to; nothing if `f` is zero.
@@ -69,26 +59,4 @@ pub(crate) fn add<T: Real, const R: usize, const C: usize, const N: usize>(
             }
         }
     }
-}
-
-/// Adds `f · K` (`f · Kᵀ` if `transpose`) for the `D × D` kernel `K`, every entry.
-pub(crate) fn add_square<T: Real, const D: usize, const N: usize>(
-    jac: &mut [[T; N]; N],
-    at: (usize, usize),
-    f: T,
-    kernel: &[[T; D]; D],
-    transpose: bool,
-) {
-    add(jac, at, f, Kernel::dense(kernel), transpose, Write::Add);
-}
-
-/// Adds `f · G` (`K × D`) or `f · Gᵀ` (`D × K`, if `transpose`), every entry.
-pub(crate) fn add_rect<T: Real, const D: usize, const K: usize, const N: usize>(
-    jac: &mut [[T; N]; N],
-    at: (usize, usize),
-    f: T,
-    g: &[[T; K]; D],
-    transpose: bool,
-) {
-    add(jac, at, f, Kernel::dense(g), transpose, Write::Add);
 }

@@ -361,9 +361,9 @@ where
         let p_qv = point.map(|p| p.l_qv);
         let p_vv = point.map(|p| p.l_vv);
         let (p_g, p_qq, p_gv) = (
-            holonomic.map(|p| p.phi_q),
+            holonomic.map(|p| p.matrix),
             holonomic.map(|p| p.k_qq),
-            holonomic.map(|p| p.phi_qv),
+            holonomic.map(|p| p.times_v),
         );
         let stage = L::<S, D, M>::stage;
         // The rows a stage's `Wʲ` enters, with their weights: `Rᵢ` by `âᵢⱼ`, `Lg` by `b̂ⱼ`.

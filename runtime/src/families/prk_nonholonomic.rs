@@ -37,11 +37,12 @@
 //! multiplier of the continuous equations at its `(q, v)` (spec 002 §4.8).
 use nalgebra::SVector;
 
-use super::blocks::{add_rect, add_square};
+use super::blocks::{add, Kernel, Write};
 use crate::error::SolveError;
 use crate::kernels::{NonholonomicKernels, PointKernels};
 use crate::model::Real;
 use crate::schemes::NonholonomicLobatto;
+use crate::solve::sparse::{self, NeedsPivoting, Plan};
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
 use crate::state::multiplier::multiplier;
 use crate::state::NonholonomicState;
@@ -63,6 +64,7 @@ pub struct PrkNonholonomicWorkspace<
     newton: Workspace<T, N, Z>,
     tableau: PartitionedTableau<S>,
     kernels: Buffers<T, D, K, Z>,
+    plan: Option<&'static Plan>,
 }
 
 /// The kernels of one point.
@@ -95,7 +97,23 @@ impl<T: Real, const S: usize, const D: usize, const K: usize, const N: usize, Z:
                 a: [[T::zero(); K]; D],
                 a_v_q: [[T::zero(); K]; D],
             },
+            plan: None,
         }
+    }
+
+    /// The workspace factoring the step Jacobian along `plan` (an elimination plan of
+    /// its `N × N` pattern) instead of by the dense LU.
+    pub fn with_plan(mut self, plan: Option<&'static Plan>) -> Self {
+        if let Some(plan) = plan {
+            assert_eq!(plan.n, N, "a plan of the step Jacobian's size");
+        }
+        self.plan = plan;
+        self
+    }
+
+    /// The plan the step Jacobian is factored along, if any.
+    pub fn plan(&self) -> Option<&'static Plan> {
+        self.plan
     }
 
     /// Newton's workspace, and the step equations at `(qₖ, pₖ, λₖ)` over the rest.
@@ -115,6 +133,7 @@ impl<T: Real, const S: usize, const D: usize, const K: usize, const N: usize, Z:
             model,
             tableau: &self.tableau,
             kernels: &mut self.kernels,
+            plan: self.plan,
             h,
             node,
         };
@@ -199,6 +218,7 @@ struct Equations<'a, T: Real, Mdl, const S: usize, const D: usize, const K: usiz
     model: &'a Mdl,
     tableau: &'a PartitionedTableau<S>,
     kernels: &'a mut Buffers<T, D, K, Z>,
+    plan: Option<&'static Plan>,
     h: T,
     node: Node<'a, T, D, K>,
 }
@@ -275,7 +295,39 @@ where
         for column in jac.iter_mut() {
             column.fill(T::zero());
         }
-        self.assemble(x, jac);
+        self.assemble(x, jac, Write::Add);
+    }
+
+    /// With a plan, only the entries the assembly adds to are zeroed first: those of
+    /// the kernels' patterns, which the plan's pattern holds (its fill the
+    /// factorisation zeroes itself).
+    fn residual_and_jacobian_planned(
+        &mut self,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+        jac: &mut [[T; N]; N],
+    ) {
+        if self.plan.is_none() {
+            return self.residual_and_jacobian(x, r, jac);
+        }
+        self.residual(x, r);
+        self.assemble(x, jac, Write::Zero);
+        self.assemble(x, jac, Write::Add);
+    }
+
+    fn factor_planned(
+        &mut self,
+        jac: &mut [[T; N]; N],
+        slot: &mut [usize; N],
+    ) -> Option<Result<(), NeedsPivoting>> {
+        self.plan.map(|plan| sparse::factor(plan, jac, slot))
+    }
+
+    fn solve_planned(&mut self, lu: &[[T; N]; N], slot: &[usize; N], r: &mut SVector<T, N>) {
+        match self.plan {
+            Some(plan) => sparse::solve(plan, lu, slot, r),
+            None => solve::lu::solve_in_place(lu, slot, r),
+        }
     }
 }
 
@@ -285,16 +337,28 @@ where
     Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
     Z: Storage,
 {
-    /// Adds the Jacobian (module docs) to the zeroed `jac`, stage by stage.
-    fn assemble<const N: usize>(&mut self, x: &SVector<T, N>, jac: &mut [[T; N]; N]) {
+    /// Adds the Jacobian (module docs) to `jac`, stage by stage, each kernel over its
+    /// pattern ([`PointKernels::PATTERNS`], [`NonholonomicKernels::PATTERNS`]; every
+    /// entry without one). With [`Write::Zero`] it zeroes the entries it would add to
+    /// instead, without evaluating the kernels.
+    fn assemble<const N: usize>(&mut self, x: &SVector<T, N>, jac: &mut [[T; N]; N], write: Write) {
         type L<const S: usize, const D: usize, const K: usize> = Layout<S, D, K>;
         let it = Iterate::<T, S, D, K>::new(self.tableau, self.h, self.node.q, x);
         let (h, tab) = (self.h, self.tableau);
         let c = |x: f64| -> T { nalgebra::convert(x) };
+        let point = <Mdl as PointKernels<T, D>>::PATTERNS;
+        let constraint = <Mdl as NonholonomicKernels<T, D, K>>::PATTERNS;
+        let (p_qv, p_vv) = (point.map(|p| p.l_qv), point.map(|p| p.l_vv));
+        let (p_a, p_qq, p_av) = (
+            constraint.map(|p| p.matrix),
+            constraint.map(|p| p.k_qq),
+            constraint.map(|p| p.times_v),
+        );
+        let stage = L::<S, D, K>::stage;
         // The rows a stage's `Wʲ` enters, with their weights: `Rᵢ` by `âᵢⱼ`, `Lᵢ` by `aᵢⱼ`.
         let w_rows = |j: usize| {
             (0..S)
-                .map(move |i| (L::<S, D, K>::stage(i), tab.a_hat[i][j]))
+                .map(move |i| (stage(i), tab.a_hat[i][j]))
                 .chain((0..S).map(move |i| (L::<S, D, K>::velocity(i), tab.a[i][j])))
         };
         for j in 0..S {
@@ -311,23 +375,41 @@ where
             let (l_qv, l_vv): (&mut [[T; D]; D], &mut [[T; D]; D]) =
                 (l_qv.borrow_mut(), l_vv.borrow_mut());
             let (qj, vj) = (&it.q[j], &it.v_stage[j]);
-            self.model.l_qq(qj, vj, k_qq);
-            self.model.a_t_lambda_q(qj, &it.lambda[j], a_t_lambda_q);
-            for (k, column) in k_qq.iter_mut().enumerate() {
-                for (i, e) in column.iter_mut().enumerate() {
-                    *e += a_t_lambda_q[k][i];
+            if write == Write::Add {
+                self.model.l_qq(qj, vj, k_qq);
+                self.model.a_t_lambda_q(qj, &it.lambda[j], a_t_lambda_q);
+                for (k, column) in k_qq.iter_mut().enumerate() {
+                    for (i, e) in column.iter_mut().enumerate() {
+                        *e += a_t_lambda_q[k][i];
+                    }
                 }
+                self.model.l_qv(qj, vj, l_qv);
+                self.model.l_vv(qj, vj, l_vv);
+                self.model.a(qj, a);
             }
-            self.model.l_qv(qj, vj, l_qv);
-            self.model.l_vv(qj, vj, l_vv);
-            self.model.a(qj, a);
+            let qq = Kernel {
+                values: &*k_qq,
+                pattern: p_qq,
+            };
+            let qv = Kernel {
+                values: &*l_qv,
+                pattern: p_qv,
+            };
+            let vv = Kernel {
+                values: &*l_vv,
+                pattern: p_vv,
+            };
+            let am = Kernel {
+                values: &*a,
+                pattern: p_a,
+            };
             // Row block Rⱼ: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j).
-            let row = L::<S, D, K>::stage(j);
+            let row = stage(j);
             for l in 0..S {
                 let f = h * c(tab.a[j][l]);
-                add_square(jac, (row, L::<S, D, K>::stage(l)), f, l_qv, true);
+                add(jac, (row, stage(l)), f, qv, true, write);
             }
-            add_square(jac, (row, row), T::one(), l_vv, false);
+            add(jac, (row, row), T::one(), vv, false, write);
             // The rows Wʲ enters, weight g: −h g (h aⱼₗ K_qq(j) + δⱼₗ D₁₂L(j)) on Vˡ,
             // −h g A(Qʲ)ᵀ on Λʲ.
             for (row, weight) in w_rows(j) {
@@ -337,34 +419,54 @@ where
                 }
                 for l in 0..S {
                     let f = g * h * c(tab.a[j][l]);
-                    add_square(jac, (row, L::<S, D, K>::stage(l)), f, k_qq, false);
+                    add(jac, (row, stage(l)), f, qq, false, write);
                 }
-                add_square(jac, (row, L::<S, D, K>::stage(j)), g, l_qv, false);
-                add_rect(jac, (row, L::<S, D, K>::multiplier(j)), g, a, true);
+                add(jac, (row, stage(j)), g, qv, false, write);
+                add(jac, (row, L::<S, D, K>::multiplier(j)), g, am, true, write);
             }
             // Cⱼ: the identity on Λ¹ at j = 0; A(Qʲ) vʲ after: h aⱼₗ ∂(A vʲ)/∂q on Vˡ,
             // A(Qʲ) on vʲ.
             let (crow, vcol) = (L::<S, D, K>::multiplier(j), L::<S, D, K>::velocity(j));
             if j == 0 {
                 for a in 0..K {
-                    jac[crow + a][crow + a] += T::one();
+                    let target = &mut jac[crow + a][crow + a];
+                    match write {
+                        Write::Zero => *target = T::zero(),
+                        Write::Add => *target += T::one(),
+                    }
                 }
             } else {
-                self.model.a_v_q(qj, &it.v[j], a_v_q);
+                if write == Write::Add {
+                    self.model.a_v_q(qj, &it.v[j], a_v_q);
+                }
+                let av = Kernel {
+                    values: &*a_v_q,
+                    pattern: p_av,
+                };
                 for l in 0..S {
                     let f = h * c(tab.a[j][l]);
-                    add_rect(jac, (crow, L::<S, D, K>::stage(l)), f, a_v_q, false);
+                    add(jac, (crow, stage(l)), f, av, false, write);
                 }
-                add_rect(jac, (crow, vcol), T::one(), a, false);
+                add(jac, (crow, vcol), T::one(), am, false, write);
             }
             // Lⱼ's D₂L(Qʲ, vʲ): h aⱼₗ D₂₁L on Vˡ, D₂₂L on vʲ.
-            self.model.l_qv(qj, &it.v[j], l_qv);
-            self.model.l_vv(qj, &it.v[j], l_vv);
+            if write == Write::Add {
+                self.model.l_qv(qj, &it.v[j], l_qv);
+                self.model.l_vv(qj, &it.v[j], l_vv);
+            }
+            let qv = Kernel {
+                values: &*l_qv,
+                pattern: p_qv,
+            };
+            let vv = Kernel {
+                values: &*l_vv,
+                pattern: p_vv,
+            };
             for l in 0..S {
                 let f = h * c(tab.a[j][l]);
-                add_square(jac, (vcol, L::<S, D, K>::stage(l)), f, l_qv, true);
+                add(jac, (vcol, stage(l)), f, qv, true, write);
             }
-            add_square(jac, (vcol, vcol), T::one(), l_vv, false);
+            add(jac, (vcol, vcol), T::one(), vv, false, write);
         }
     }
 }
