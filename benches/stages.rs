@@ -1,18 +1,24 @@
-//! The runtime-assembled Lobatto IIIA–IIIB family with and without the elimination plan
-//! of its stage Jacobian, in one criterion run: `stages/<model>/s<S>/planned` (what
-//! `model!` chose, `PrkWorkspace::with_plan`) against `…/dense` (the same step with
-//! `PrkWorkspace::lobatto()`, the dense LU with partial pivoting).
+//! The runtime-assembled Lobatto IIIA–IIIB families with and without the elimination
+//! plan of their step Jacobians, in one criterion run: `stages/<model>/s<S>/planned`
+//! (the workspace `model!` builds, with the plan it chose: `with_plan`) against
+//! `…/dense` (the same step with the family's `lobatto()` workspace, the dense LU with
+//! partial pivoting).
 //!
-//! The models: ten masses in space joined by springs, each in a quartic well (30
-//! coordinates; its second derivatives are block tridiagonal), at s = 3 and 5 (90 and
-//! 150 stage unknowns), and the Hénon–Heiles system (2 coordinates), whose stage
-//! Jacobian is dense and is not planned; with the holonomically constrained family
-//! (`HolonomicLobatto(s)`, `PrkHolonomicWorkspace`), the ten-link chain
-//! (`livens_models::Chain10`: 30 coordinates, 10 constraints) at s = 2 and 3 (110 and
-//! 150 unknowns), falling from the horizontal; with the nonholonomic family
-//! (`NonholonomicLobatto(s)`), the chaotic system of spec 002 §5.3 (7 coordinates, one
-//! constraint) at s = 2 and 3 (30 and 45 unknowns). At the end each pair's medians and
-//! ratio are printed. `LIVENS_BENCH_QUICK=1` shortens the run.
+//! The models:
+//!
+//! - `LobattoIIIAIIIB(s)`: ten masses in space joined by springs, each in a quartic
+//!   well (30 coordinates; its second derivatives are block tridiagonal), at s = 3 and
+//!   5 (90 and 150 stage unknowns), and the Hénon–Heiles system (2 coordinates), whose
+//!   stage Jacobian is dense and is not planned;
+//! - `HolonomicLobatto(s)`: the spherical pendulum of spec 002 §6 C at s = 4 (19
+//!   unknowns, too small to be planned: the same code twice), and the ten-link chain
+//!   (`livens_models::Chain10`: 30 coordinates, 10 constraints) at s = 2 and 3 (110
+//!   and 150 unknowns), falling from the horizontal;
+//! - `NonholonomicLobatto(s)`: the chaotic system of spec 002 §5.3 (7 coordinates, one
+//!   constraint) at s = 2 and 3 (30 and 45 unknowns).
+//!
+//! At the end each pair's medians and ratio are printed. `LIVENS_BENCH_QUICK=1`
+//! shortens the run.
 use std::hint::black_box;
 
 use criterion::Criterion;
@@ -22,7 +28,7 @@ use livens::families::prk_nonholonomic::{self, PrkNonholonomicWorkspace};
 use livens::prelude::*;
 use livens::solve::Inline;
 use livens::{HolonomicKernels, NonholonomicKernels, StepOptions, StepReport};
-use livens_models::{Chain10, Chaotic};
+use livens_models::{Chain10, Chaotic, SphericalPendulum};
 
 #[path = "support/record.rs"]
 mod record;
@@ -167,6 +173,9 @@ fn run() {
     let (q, v) = Chain10::initial_positions_velocities();
     let chain_initial = PhaseState::from_velocities(&chain, q, v);
     let h = Chain10::DEFAULT_STEP;
+    let sphere = SphericalPendulum::new();
+    let (q, v) = SphericalPendulum::initial_positions_velocities();
+    let sphere_initial = PhaseState::from_velocities(&sphere, q, v);
     let chaotic = Chaotic::new();
     let node = chaotic.initial_state().expect("the spec's data");
     let chaotic_initial = NonholonomicState::from_velocities(&chaotic, node.q, node.v);
@@ -174,6 +183,13 @@ fn run() {
         unconstrained::<_, 3, 30, 90>(&mut c, "springs/s3", springs, 0.1, springs_initial),
         unconstrained::<_, 5, 30, 150>(&mut c, "springs/s5", springs, 0.1, springs_initial),
         unconstrained::<_, 3, 2, 6>(&mut c, "henon_heiles/s3", henon, 0.1, henon_initial),
+        holonomic::<_, 4, 3, 1, 19>(
+            &mut c,
+            "spherical_pendulum/s4",
+            sphere,
+            0.05,
+            sphere_initial,
+        ),
         holonomic::<_, 2, 30, 10, 110>(&mut c, "chain_holonomic/s2", chain, h, chain_initial),
         holonomic::<_, 3, 30, 10, 150>(&mut c, "chain_holonomic/s3", chain, h, chain_initial),
         nonholonomic::<_, 2, 7, 1, 30>(&mut c, "chaotic/s2", chaotic, 0.1, chaotic_initial),

@@ -16,7 +16,7 @@ use livens::prelude::*;
 use livens::solve::{Boxed, Inline, Storage};
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{
-    HeavyTop, LagrangeTop, MassSpring, ParticleOnTorus, Pendulum3d, SphericalPendulum,
+    Chain10, HeavyTop, LagrangeTop, MassSpring, ParticleOnTorus, Pendulum3d, SphericalPendulum,
     SpringPendulum,
 };
 
@@ -263,7 +263,7 @@ mod small_models;
 henon_heiles!(HenonHeiles, LobattoIIIAIIIB(3));
 
 // Four masses: a stage Jacobian sparse enough to be factored along its plan.
-springs!(Springs, 4, LobattoIIIAIIIB(3));
+springs!(Springs, 10, LobattoIIIAIIIB(3));
 
 /// The assembled family, with its workspace inline and on the heap (allocated once, when
 /// the integrator is built).
@@ -305,22 +305,36 @@ fn nonholonomic_lobatto_allocates_nothing() {
     assert_no_allocation::<_, _, _, 3, 0, 0>("Particle/NonholonomicLobatto(3)", sim);
 }
 
-/// The assembled family factoring along its plan.
+/// The assembled families factoring along their plans.
 #[test]
 fn planned_lobatto_iiia_iiib_allocates_nothing() {
     let model = Springs::new();
     let scheme = LobattoIIIAIIIB::<3>;
-    let workspace: livens::families::prk::PrkWorkspace<f64, 3, 12, 36, Inline> =
+    let workspace: livens::families::prk::PrkWorkspace<f64, 3, 30, 90, Inline> =
         model.workspace::<Inline>(&scheme);
     assert!(
         workspace.plan().is_some(),
         "the springs' stages are planned"
     );
-    let q0 = SVector::<f64, 12>::from_fn(|i, _| (i / 3) as f64 + 0.2 * (i as f64).sin());
-    let v0 = SVector::<f64, 12>::from_fn(|i, _| 0.3 * (i as f64).cos());
+    let q0 = SVector::<f64, 30>::from_fn(|i, _| (i / 3) as f64 + 0.2 * (i as f64).sin());
+    let v0 = SVector::<f64, 30>::from_fn(|i, _| 0.3 * (i as f64).cos());
     let initial = PhaseState::from_velocities(&model, q0, v0);
     let sim = Integrator::new(model, scheme, 0.1, initial);
-    assert_no_allocation::<_, _, _, 12, 0, 0>("Springs/LobattoIIIAIIIB(3)", sim);
+    assert_no_allocation::<_, _, _, 30, 0, 0>("Springs/LobattoIIIAIIIB(3)", sim);
+
+    let model = Chain10::new();
+    let scheme = HolonomicLobatto::<2>;
+    let workspace = model.workspace::<Inline>(&scheme);
+    assert!(workspace.plan().is_some(), "the chain's step is planned");
+    let (q0, v0) = Chain10::initial_positions_velocities();
+    let initial = PhaseState::from_velocities(&model, q0, v0);
+    let sim = Integrator::new(model, scheme, Chain10::DEFAULT_STEP, initial);
+    assert_no_allocation::<_, _, _, 30, 10, 1>("Chain10/HolonomicLobatto(2)", sim);
+
+    let model = Particle::new();
+    let scheme = NonholonomicLobatto::<3>;
+    let workspace = model.workspace::<Inline>(&scheme);
+    assert!(workspace.plan().is_some(), "the particle's step is planned");
 }
 
 /// A failed step (the error path) allocates nothing either.

@@ -304,33 +304,20 @@ where
 }
 
 /// The step Jacobian is factored along the elimination plan `model!` chose for its
-/// pattern (multipliers' Schur complement pivoted by value): on the spherical pendulum
-/// at every declared stage count and on the ten-link chain (30 coordinates, 10
-/// constraints), the planned steps agree with the dense LU's, and no static pivot
-/// fails its test.
+/// pattern (multipliers' Schur complement pivoted by value): on the ten-link chain (30
+/// coordinates, 10 constraints) the planned steps agree with the dense LU's, and no
+/// static pivot fails its test. The spherical pendulum's Jacobians (11 to 23 unknowns)
+/// keep the dense LU, faster there than a plan followed table-driven.
 #[test]
 fn planned_steps_agree_with_the_dense_lu() {
     let pendulum = SphericalPendulum::new();
-    let start = initial();
-    let h = 0.05;
-    let results = [
-        (
-            "pendulum s = 2",
-            planned_against_dense::<_, 2, 3, 1, 11>(&pendulum, start, h, 100),
-        ),
-        (
-            "pendulum s = 3",
-            planned_against_dense::<_, 3, 3, 1, 15>(&pendulum, start, h, 100),
-        ),
-        (
-            "pendulum s = 4",
-            planned_against_dense::<_, 4, 3, 1, 19>(&pendulum, start, h, 100),
-        ),
-        (
-            "pendulum s = 5",
-            planned_against_dense::<_, 5, 3, 1, 23>(&pendulum, start, h, 100),
-        ),
-    ];
+    let planned = |plan: Option<&livens::solve::sparse::Plan>| plan.is_some();
+    assert!(!planned(
+        pendulum.workspace::<Inline>(&HolonomicLobatto::<2>).plan()
+    ));
+    assert!(!planned(
+        pendulum.workspace::<Inline>(&HolonomicLobatto::<5>).plan()
+    ));
     let chain = Chain10::new();
     let (q, v) = Chain10::initial_positions_velocities();
     let start = PhaseState::from_velocities(&chain, q, v);
@@ -345,7 +332,7 @@ fn planned_steps_agree_with_the_dense_lu() {
             planned_against_dense::<_, 3, 30, 10, 150>(&chain, start, h, 100),
         ),
     ];
-    for (name, (worst, fallbacks)) in results.into_iter().chain(chains) {
+    for (name, (worst, fallbacks)) in chains {
         println!("{name}: planned against dense {worst:.1e}, {fallbacks} fallbacks");
         assert!(worst <= 1e-12, "{name}: {worst:e}");
         assert_eq!(fallbacks, 0, "{name}");
