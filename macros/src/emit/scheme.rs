@@ -515,7 +515,8 @@ pub const HOLONOMIC_LOBATTO: &str = "HolonomicLobatto";
 
 /// `impl Step<T, HolonomicLobatto<S>>`: the sizes (`N = S·D + S·M + D`: stage
 /// velocities, stage multipliers, the new node's velocity) handed to the runtime's
-/// holonomically constrained driver, which factors its Jacobian by the dense LU.
+/// holonomically constrained driver, and the elimination plan of its Jacobian's pattern
+/// ([`stage_patterns::holonomic`]) under the same rule as [`prk_step`]'s.
 fn prk_holonomic_step(
     model: &mut Model,
     quantities: &Quantities,
@@ -544,7 +545,8 @@ fn prk_holonomic_step(
 
 /// `impl Step<T, NonholonomicLobatto<S>>`: the sizes (`N = S (2D + K)`: stage
 /// velocities, multipliers, the velocities of the IIIA momenta) handed to the runtime's
-/// nonholonomic driver, which factors its Jacobian by the dense LU.
+/// nonholonomic driver, and the elimination plan of its Jacobian's pattern
+/// ([`stage_patterns::nonholonomic`]) under the same rule as [`prk_step`]'s.
 fn prk_nonholonomic_step(
     model: &mut Model,
     quantities: &Quantities,
@@ -581,7 +583,7 @@ fn prk_nonholonomic_step(
 /// dense / plan multiply–adds: the spherical pendulum with `HolonomicLobatto(2, 4, 5)`
 /// 1.20, 1.09, 1.15 at 9.8, 5.4, 4.8 times fewer; the nonholonomic particle at s = 2
 /// and 4, 0.97 and 0.81 at 57 and 29 times; the chaotic system at s = 2 and 3, 0.45
-/// and 0.44 at 160 and 51 times; the ten masses on springs (s = 3, 5) 0.12 and 0.14
+/// and 0.44 at 160 and 51 times; the ten masses on springs (s = 3, 5) 0.12 to 0.14
 /// at 26 times, the ten-link chain with `HolonomicLobatto(2, 3)` 0.22 and 0.19 at 208
 /// and 51 times. The first choice, 4, planned the spherical pendulum.
 const STAGE_PLAN_SHARE: usize = 16;

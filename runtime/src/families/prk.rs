@@ -262,9 +262,7 @@ where
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
             for l in 0..S {
                 let f = h * c(tab.a[j][l]);
-                if f != T::zero() {
-                    add(jac, (j * D, l * D), f, qv, true, write);
-                }
+                add(jac, (j * D, l * D), f, qv, true, write);
             }
             add(jac, (j * D, j * D), T::one(), vv, false, write);
             // Every row block i: −h âᵢⱼ ∂Wʲ/∂Vˡ = −h âᵢⱼ (h aⱼₗ D₁₁L(j) + δⱼₗ D₁₂L(j)).
@@ -275,9 +273,7 @@ where
                 }
                 for l in 0..S {
                     let f = g * h * c(tab.a[j][l]);
-                    if f != T::zero() {
-                        add(jac, (i * D, l * D), f, qq, false, write);
-                    }
+                    add(jac, (i * D, l * D), f, qq, false, write);
                 }
                 add(jac, (i * D, j * D), g, qv, false, write);
             }

@@ -34,8 +34,15 @@
 //! ∂Tg/∂Vˡ = h bₗ ∂(DΦ(q) v¹)/∂q |q¹,                                ∂Tg/∂v¹ = DΦ(q¹)
 //! ```
 //!
-//! At `S = 2` this is RATTLE (spec 002 S2) for any regular Lagrangian. The Jacobian is
-//! assembled densely and factored by the dense LU.
+//! At `S = 2` this is RATTLE (spec 002 S2) for any regular Lagrangian.
+//!
+//! The Jacobian is assembled stage by stage, each kernel over its structural nonzeros
+//! ([`PointKernels::PATTERNS`], [`HolonomicKernels::PATTERNS`]). Where `model!` found
+//! an elimination plan of the resulting pattern that pays (a model of many bodies: the
+//! multipliers' Schur complement pivoted by value, a constraint's multipliers at two
+//! stages possibly paired), the workspace carries it ([`PrkHolonomicWorkspace::with_plan`])
+//! and Newton factors along it, the entries it adds to zeroed first instead of the whole
+//! matrix; otherwise, and when a static pivot fails its test, the dense LU.
 use nalgebra::SVector;
 
 use super::blocks::{add, Kernel, Write};

@@ -33,8 +33,12 @@
 //! ∂Lᵢ/∂vⁱ = D₂₂L(Qⁱ, vⁱ)
 //! ```
 //!
-//! assembled densely and factored by the dense LU. A state without `λ` gets the
-//! multiplier of the continuous equations at its `(q, v)` (spec 002 §4.8).
+//! assembled stage by stage over the kernels' structural nonzeros
+//! ([`PointKernels::PATTERNS`], [`NonholonomicKernels::PATTERNS`]) and factored along
+//! the elimination plan `model!` hands the workspace when one pays
+//! ([`PrkNonholonomicWorkspace::with_plan`]: `Λ¹`'s identity is a pivot of its own, the
+//! later stages' multipliers have none), by the dense LU otherwise. A state without `λ`
+//! gets the multiplier of the continuous equations at its `(q, v)` (spec 002 §4.8).
 use nalgebra::SVector;
 
 use super::blocks::{add, Kernel, Write};
