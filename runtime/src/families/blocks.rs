@@ -23,6 +23,12 @@ pub(crate) struct Kernel<'a, T, const R: usize, const C: usize> {
     pub pattern: Option<&'static [(u16, u16)]>,
 }
 
+impl<'a, T, const R: usize, const C: usize> Kernel<'a, T, R, C> {
+    pub fn new(values: &'a [[T; R]; C], pattern: Option<&'static [(u16, u16)]>) -> Self {
+        Self { values, pattern }
+    }
+}
+
 /// Adds `f · K` (`f · Kᵀ` if `transpose`) at rows `row…`, columns `column…` of the
 /// column-stored Jacobian, visiting `K`'s pattern (every entry without one), or zeroes
 /// the entries it would add to; nothing if `f` is zero.

@@ -2,6 +2,8 @@
 //! equations `model!` emits symbolically ([`ggl`]) get a driver that runs Newton on
 //! the generated residual; stage families are assembled here from point kernels.
 mod blocks;
+#[macro_use]
+mod planned;
 pub mod ggl;
 pub mod prk;
 pub mod prk_holonomic;

@@ -188,37 +188,7 @@ where
         self.assemble(x, jac, Write::Add);
     }
 
-    /// With a plan, only the entries the assembly adds to are zeroed first: those of
-    /// the kernels' patterns, which the plan's pattern holds (its fill the
-    /// factorisation zeroes itself).
-    fn residual_and_jacobian_planned(
-        &mut self,
-        x: &SVector<T, N>,
-        r: &mut SVector<T, N>,
-        jac: &mut [[T; N]; N],
-    ) {
-        if self.plan.is_none() {
-            return self.residual_and_jacobian(x, r, jac);
-        }
-        self.residual(x, r);
-        self.assemble(x, jac, Write::Zero);
-        self.assemble(x, jac, Write::Add);
-    }
-
-    fn factor_planned(
-        &mut self,
-        jac: &mut [[T; N]; N],
-        slot: &mut [usize; N],
-    ) -> Option<Result<(), NeedsPivoting>> {
-        self.plan.map(|plan| sparse::factor(plan, jac, slot))
-    }
-
-    fn solve_planned(&mut self, lu: &[[T; N]; N], slot: &[usize; N], r: &mut SVector<T, N>) {
-        match self.plan {
-            Some(plan) => sparse::solve(plan, lu, slot, r),
-            None => solve::lu::solve_in_place(lu, slot, r),
-        }
-    }
+    planned_newton_methods!();
 }
 
 impl<T, Mdl, K, const S: usize, const D: usize> Stages<'_, T, Mdl, S, D, K>
@@ -253,11 +223,10 @@ where
                 self.model.l_qv(&q[j], &v[j], l_qv);
                 self.model.l_vv(&q[j], &v[j], l_vv);
             }
-            let kernel = |values, pattern| Kernel { values, pattern };
             let (qq, qv, vv) = (
-                kernel(&*l_qq, p_qq),
-                kernel(&*l_qv, p_qv),
-                kernel(&*l_vv, p_vv),
+                Kernel::new(&*l_qq, p_qq),
+                Kernel::new(&*l_qv, p_qv),
+                Kernel::new(&*l_vv, p_vv),
             );
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
             for l in 0..S {

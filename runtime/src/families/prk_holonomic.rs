@@ -314,37 +314,7 @@ where
         self.assemble(x, jac, Write::Add);
     }
 
-    /// With a plan, only the entries the assembly adds to are zeroed first: those of
-    /// the kernels' patterns, which the plan's pattern holds (its fill the
-    /// factorisation zeroes itself).
-    fn residual_and_jacobian_planned(
-        &mut self,
-        x: &SVector<T, N>,
-        r: &mut SVector<T, N>,
-        jac: &mut [[T; N]; N],
-    ) {
-        if self.plan.is_none() {
-            return self.residual_and_jacobian(x, r, jac);
-        }
-        self.residual(x, r);
-        self.assemble(x, jac, Write::Zero);
-        self.assemble(x, jac, Write::Add);
-    }
-
-    fn factor_planned(
-        &mut self,
-        jac: &mut [[T; N]; N],
-        slot: &mut [usize; N],
-    ) -> Option<Result<(), NeedsPivoting>> {
-        self.plan.map(|plan| sparse::factor(plan, jac, slot))
-    }
-
-    fn solve_planned(&mut self, lu: &[[T; N]; N], slot: &[usize; N], r: &mut SVector<T, N>) {
-        match self.plan {
-            Some(plan) => sparse::solve(plan, lu, slot, r),
-            None => solve::lu::solve_in_place(lu, slot, r),
-        }
-    }
+    planned_newton_methods!();
 }
 
 impl<T, Mdl, K, const S: usize, const D: usize, const M: usize> Equations<'_, T, Mdl, S, D, M, K>
@@ -404,22 +374,10 @@ where
                 self.model.l_vv(qj, vj, l_vv);
                 self.model.phi_q(qj, phi_q);
             }
-            let qq = Kernel {
-                values: &*k_qq,
-                pattern: p_qq,
-            };
-            let qv = Kernel {
-                values: &*l_qv,
-                pattern: p_qv,
-            };
-            let vv = Kernel {
-                values: &*l_vv,
-                pattern: p_vv,
-            };
-            let g = Kernel {
-                values: &*phi_q,
-                pattern: p_g,
-            };
+            let qq = Kernel::new(&*k_qq, p_qq);
+            let qv = Kernel::new(&*l_qv, p_qv);
+            let vv = Kernel::new(&*l_vv, p_vv);
+            let g = Kernel::new(&*phi_q, p_g);
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
             let row = stage(j);
             for l in 0..S {
@@ -468,14 +426,8 @@ where
             self.model.l_qv(&it.q1, &it.v1, l_qv);
             self.model.l_vv(&it.q1, &it.v1, l_vv);
         }
-        let qv = Kernel {
-            values: &*l_qv,
-            pattern: p_qv,
-        };
-        let vv = Kernel {
-            values: &*l_vv,
-            pattern: p_vv,
-        };
+        let qv = Kernel::new(&*l_qv, p_qv);
+        let vv = Kernel::new(&*l_vv, p_vv);
         for l in 0..S {
             let f = h * c(tab.b[l]);
             add(jac, (legendre, stage(l)), f, qv, true, write);
@@ -484,10 +436,7 @@ where
         if write == Write::Add {
             self.model.phi_qv(&it.q1, &it.v1, phi_q);
         }
-        let gv = Kernel {
-            values: &*phi_q,
-            pattern: p_gv,
-        };
+        let gv = Kernel::new(&*phi_q, p_gv);
         for l in 0..S {
             let f = h * c(tab.b[l]);
             add(jac, (tangency, stage(l)), f, gv, false, write);
@@ -495,10 +444,7 @@ where
         if write == Write::Add {
             self.model.phi_q(&it.q1, phi_q);
         }
-        let g = Kernel {
-            values: &*phi_q,
-            pattern: p_g,
-        };
+        let g = Kernel::new(&*phi_q, p_g);
         add(jac, (tangency, velocity), T::one(), g, false, write);
     }
 }

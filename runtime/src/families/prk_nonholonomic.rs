@@ -302,37 +302,7 @@ where
         self.assemble(x, jac, Write::Add);
     }
 
-    /// With a plan, only the entries the assembly adds to are zeroed first: those of
-    /// the kernels' patterns, which the plan's pattern holds (its fill the
-    /// factorisation zeroes itself).
-    fn residual_and_jacobian_planned(
-        &mut self,
-        x: &SVector<T, N>,
-        r: &mut SVector<T, N>,
-        jac: &mut [[T; N]; N],
-    ) {
-        if self.plan.is_none() {
-            return self.residual_and_jacobian(x, r, jac);
-        }
-        self.residual(x, r);
-        self.assemble(x, jac, Write::Zero);
-        self.assemble(x, jac, Write::Add);
-    }
-
-    fn factor_planned(
-        &mut self,
-        jac: &mut [[T; N]; N],
-        slot: &mut [usize; N],
-    ) -> Option<Result<(), NeedsPivoting>> {
-        self.plan.map(|plan| sparse::factor(plan, jac, slot))
-    }
-
-    fn solve_planned(&mut self, lu: &[[T; N]; N], slot: &[usize; N], r: &mut SVector<T, N>) {
-        match self.plan {
-            Some(plan) => sparse::solve(plan, lu, slot, r),
-            None => solve::lu::solve_in_place(lu, slot, r),
-        }
-    }
+    planned_newton_methods!();
 }
 
 impl<T, Mdl, Z, const S: usize, const D: usize, const K: usize> Equations<'_, T, Mdl, S, D, K, Z>
@@ -391,22 +361,10 @@ where
                 self.model.l_vv(qj, vj, l_vv);
                 self.model.a(qj, a);
             }
-            let qq = Kernel {
-                values: &*k_qq,
-                pattern: p_qq,
-            };
-            let qv = Kernel {
-                values: &*l_qv,
-                pattern: p_qv,
-            };
-            let vv = Kernel {
-                values: &*l_vv,
-                pattern: p_vv,
-            };
-            let am = Kernel {
-                values: &*a,
-                pattern: p_a,
-            };
+            let qq = Kernel::new(&*k_qq, p_qq);
+            let qv = Kernel::new(&*l_qv, p_qv);
+            let vv = Kernel::new(&*l_vv, p_vv);
+            let am = Kernel::new(&*a, p_a);
             // Row block Rⱼ: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j).
             let row = stage(j);
             for l in 0..S {
@@ -443,10 +401,7 @@ where
                 if write == Write::Add {
                     self.model.a_v_q(qj, &it.v[j], a_v_q);
                 }
-                let av = Kernel {
-                    values: &*a_v_q,
-                    pattern: p_av,
-                };
+                let av = Kernel::new(&*a_v_q, p_av);
                 for l in 0..S {
                     let f = h * c(tab.a[j][l]);
                     add(jac, (crow, stage(l)), f, av, false, write);
@@ -458,14 +413,8 @@ where
                 self.model.l_qv(qj, &it.v[j], l_qv);
                 self.model.l_vv(qj, &it.v[j], l_vv);
             }
-            let qv = Kernel {
-                values: &*l_qv,
-                pattern: p_qv,
-            };
-            let vv = Kernel {
-                values: &*l_vv,
-                pattern: p_vv,
-            };
+            let qv = Kernel::new(&*l_qv, p_qv);
+            let vv = Kernel::new(&*l_vv, p_vv);
             for l in 0..S {
                 let f = h * c(tab.a[j][l]);
                 add(jac, (vcol, stage(l)), f, qv, true, write);
