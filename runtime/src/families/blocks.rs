@@ -31,7 +31,10 @@ impl<'a, T, const R: usize, const C: usize> Kernel<'a, T, R, C> {
 
 /// Adds `f · K` (`f · Kᵀ` if `transpose`) at rows `row…`, columns `column…` of the
 /// column-stored Jacobian, visiting `K`'s pattern (every entry without one), or zeroes
-/// the entries it would add to; nothing if `f` is zero.
+/// the entries it would add to. Adding skips a zero `f`; zeroing does not, so that
+/// every entry of a plan's pattern is zeroed even where a coefficient `f` computed at
+/// run time is zero (a tableau's zero, which the pattern leaves out, or `h²`
+/// underflowing), and none keeps a value of the last factorisation.
 pub(crate) fn add<T: Real, const R: usize, const C: usize, const N: usize>(
     jac: &mut [[T; N]; N],
     (row, column): (usize, usize),
@@ -40,7 +43,7 @@ pub(crate) fn add<T: Real, const R: usize, const C: usize, const N: usize>(
     transpose: bool,
     write: Write,
 ) {
-    if f == T::zero() {
+    if write == Write::Add && f == T::zero() {
         return;
     }
     let mut entry = |r: usize, c: usize| {

@@ -287,6 +287,35 @@ mod tests {
         holds(&PartitionedTableau::<16>::lobatto_iiia_iiib(), 1e-13);
     }
 
+    /// The pair's zeros are exactly where `model!`'s stage patterns
+    /// (`macros/src/emit/stage_patterns.rs`) put them: IIIA's first row and IIIB's last
+    /// column exactly zero (the assemblies skip a zero coefficient when they add, and
+    /// the patterns leave those blocks out), and every other coefficient nonzero (else
+    /// the patterns would hold more than the assemblies write).
+    fn structural_zeros<const S: usize>() {
+        let t = PartitionedTableau::<S>::lobatto_iiia_iiib();
+        for i in 0..S {
+            assert!(t.b[i] != 0.0 && t.b_hat[i] != 0.0, "s = {S}");
+            for j in 0..S {
+                assert_eq!(t.a[i][j] == 0.0, i == 0, "s = {S}: a[{i}][{j}]");
+                assert_eq!(t.a_hat[i][j] == 0.0, j == S - 1, "s = {S}: â[{i}][{j}]");
+            }
+        }
+    }
+
+    #[test]
+    fn structural_zeros_of_every_stage_count() {
+        structural_zeros::<2>();
+        structural_zeros::<3>();
+        structural_zeros::<4>();
+        structural_zeros::<5>();
+        structural_zeros::<6>();
+        structural_zeros::<7>();
+        structural_zeros::<8>();
+        structural_zeros::<9>();
+        structural_zeros::<10>();
+    }
+
     /// The closed forms and the computed path, entry by entry.
     fn max_difference<const S: usize>() -> f64 {
         let (x, y) = (
