@@ -294,6 +294,36 @@ fn a_magnetic_term_is_planned_and_agrees_with_the_dense_lu() {
     assert_eq!(fallbacks, 0);
 }
 
+/// A step so short that `h²` underflows to zero, after a normal one, in the same planned
+/// workspace: the assembly must still zero every entry of the plan's pattern, including
+/// those that only `h²`-scaled terms reach (`D₁₁L`'s), or they keep values of the last
+/// factorisation. The planned step then agrees with the dense LU's, in as many Newton
+/// iterations.
+#[test]
+fn a_step_whose_h_squared_underflows_leaves_no_stale_entry() {
+    let (model, scheme) = (Charged::new(), LobattoIIIAIIIB::<3>);
+    let q = SVector::<f64, 18>::from_fn(|i, _| (i / 3) as f64 + 0.3 * (i as f64).sin());
+    let v = SVector::<f64, 18>::from_fn(|i, _| 0.4 * (i as f64).cos());
+    let state = PhaseState::from_velocities(&model, q, v);
+    let mut planned: PrkWorkspace<f64, 3, 18, 54, Inline> = model.workspace::<Inline>(&scheme);
+    assert!(planned.plan().is_some());
+    let mut dense = PrkWorkspace::<f64, 3, 18, 54, Inline>::lobatto();
+    let options = livens::StepOptions::default();
+    let (state, _) =
+        prk::step(&model, &scheme, 0.1, &state, &mut planned, &options).expect("a normal step");
+    let h = 1e-170;
+    assert_eq!(h * h, 0.0);
+    let (a, report) =
+        prk::step(&model, &scheme, h, &state, &mut planned, &options).expect("planned step");
+    let (b, dense_report) =
+        prk::step(&model, &scheme, h, &state, &mut dense, &options).expect("dense step");
+    assert_eq!(report.iterations, dense_report.iterations);
+    assert_eq!(report.pivoting_fallbacks, 0);
+    let scale = b.q.amax().max(b.p.amax());
+    let worst = (a.q - b.q).amax().max((a.p - b.p).amax()) / scale;
+    assert!(worst <= 1e-14, "{worst:e}");
+}
+
 // A double pendulum in its angles (spec 002 §6 B: "e.g. a pendulum"), a mass matrix
 // that depends on the configuration.
 double_pendulum!(
