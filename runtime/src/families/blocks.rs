@@ -33,8 +33,10 @@ impl<'a, T, const R: usize, const C: usize> Kernel<'a, T, R, C> {
 /// column-stored Jacobian, visiting `K`'s pattern (every entry without one), or zeroes
 /// the entries it would add to. Adding skips a zero `f`; zeroing does not, so that
 /// every entry of a plan's pattern is zeroed even where a coefficient `f` computed at
-/// run time is zero (a tableau's zero, which the pattern leaves out, or `h²`
-/// underflowing), and none keeps a value of the last factorisation.
+/// run time is zero (`h²` underflowing), and none keeps a value of the last
+/// factorisation. The blocks of the tableau's own zeros, which the pattern leaves out
+/// (`macros/src/emit/stage_patterns.rs`), the assemblies skip before calling this, in
+/// both passes.
 pub(crate) fn add<T: Real, const R: usize, const C: usize, const N: usize>(
     jac: &mut [[T; N]; N],
     (row, column): (usize, usize),

@@ -230,17 +230,23 @@ where
             );
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
             for l in 0..S {
+                if tab.a[j][l] == 0.0 {
+                    continue;
+                }
                 let f = h * c(tab.a[j][l]);
                 add(jac, (j * D, l * D), f, qv, true, write);
             }
             add(jac, (j * D, j * D), T::one(), vv, false, write);
             // Every row block i: −h âᵢⱼ ∂Wʲ/∂Vˡ = −h âᵢⱼ (h aⱼₗ D₁₁L(j) + δⱼₗ D₁₂L(j)).
             for i in 0..S {
-                let g = -h * c(tab.a_hat[i][j]);
-                if g == T::zero() {
+                if tab.a_hat[i][j] == 0.0 {
                     continue;
                 }
+                let g = -h * c(tab.a_hat[i][j]);
                 for l in 0..S {
+                    if tab.a[j][l] == 0.0 {
+                        continue;
+                    }
                     let f = g * h * c(tab.a[j][l]);
                     add(jac, (i * D, l * D), f, qq, false, write);
                 }

@@ -381,6 +381,9 @@ where
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
             let row = stage(j);
             for l in 0..S {
+                if tab.a[j][l] == 0.0 {
+                    continue;
+                }
                 let f = h * c(tab.a[j][l]);
                 add(jac, (row, stage(l)), f, qv, true, write);
             }
@@ -388,11 +391,14 @@ where
             // The rows Wʲ enters, weight g: −h g (h aⱼₗ K_qq(j) + δⱼₗ D₁₂L(j)) on Vˡ,
             // −h g Gⱼᵀ on Λʲ.
             for (row, weight) in w_rows(j) {
-                let w = -h * c(weight);
-                if w == T::zero() {
+                if weight == 0.0 {
                     continue;
                 }
+                let w = -h * c(weight);
                 for l in 0..S {
+                    if tab.a[j][l] == 0.0 {
+                        continue;
+                    }
                     let f = w * h * c(tab.a[j][l]);
                     add(jac, (row, stage(l)), f, qq, false, write);
                 }
@@ -402,6 +408,9 @@ where
             // Cⱼ = Φ(Qʲ), j ≥ 1: h aⱼₗ Gⱼ on Vˡ.
             if j > 0 {
                 for l in 0..S {
+                    if tab.a[j][l] == 0.0 {
+                        continue;
+                    }
                     let f = h * c(tab.a[j][l]);
                     add(
                         jac,
@@ -429,6 +438,9 @@ where
         let qv = Kernel::new(&*l_qv, p_qv);
         let vv = Kernel::new(&*l_vv, p_vv);
         for l in 0..S {
+            if tab.b[l] == 0.0 {
+                continue;
+            }
             let f = h * c(tab.b[l]);
             add(jac, (legendre, stage(l)), f, qv, true, write);
         }
@@ -438,6 +450,9 @@ where
         }
         let gv = Kernel::new(&*phi_q, p_gv);
         for l in 0..S {
+            if tab.b[l] == 0.0 {
+                continue;
+            }
             let f = h * c(tab.b[l]);
             add(jac, (tangency, stage(l)), f, gv, false, write);
         }

@@ -368,6 +368,9 @@ where
             // Row block Rⱼ: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j).
             let row = stage(j);
             for l in 0..S {
+                if tab.a[j][l] == 0.0 {
+                    continue;
+                }
                 let f = h * c(tab.a[j][l]);
                 add(jac, (row, stage(l)), f, qv, true, write);
             }
@@ -375,11 +378,14 @@ where
             // The rows Wʲ enters, weight g: −h g (h aⱼₗ K_qq(j) + δⱼₗ D₁₂L(j)) on Vˡ,
             // −h g A(Qʲ)ᵀ on Λʲ.
             for (row, weight) in w_rows(j) {
-                let g = -h * c(weight);
-                if g == T::zero() {
+                if weight == 0.0 {
                     continue;
                 }
+                let g = -h * c(weight);
                 for l in 0..S {
+                    if tab.a[j][l] == 0.0 {
+                        continue;
+                    }
                     let f = g * h * c(tab.a[j][l]);
                     add(jac, (row, stage(l)), f, qq, false, write);
                 }
@@ -403,6 +409,9 @@ where
                 }
                 let av = Kernel::new(&*a_v_q, p_av);
                 for l in 0..S {
+                    if tab.a[j][l] == 0.0 {
+                        continue;
+                    }
                     let f = h * c(tab.a[j][l]);
                     add(jac, (crow, stage(l)), f, av, false, write);
                 }
@@ -416,6 +425,9 @@ where
             let qv = Kernel::new(&*l_qv, p_qv);
             let vv = Kernel::new(&*l_vv, p_vv);
             for l in 0..S {
+                if tab.a[j][l] == 0.0 {
+                    continue;
+                }
                 let f = h * c(tab.a[j][l]);
                 add(jac, (vcol, stage(l)), f, qv, true, write);
             }
