@@ -15,6 +15,13 @@ pub(crate) enum Write {
     Add,
 }
 
+/// The stages `l` whose tableau coefficient `row[l]` is not a structural zero, with it:
+/// the blocks an assembly writes, in both passes. The others are outside the plan's
+/// pattern (`macros/src/emit/stage_patterns.rs`).
+pub(crate) fn nonzero<const S: usize>(row: &[f64; S]) -> impl Iterator<Item = (usize, f64)> + '_ {
+    row.iter().copied().enumerate().filter(|&(_, a)| a != 0.0)
+}
+
 /// A kernel of `R` rows and `C` columns in column storage (`values[c][r]` is its row
 /// `r`, column `c`), with its structural nonzeros `(r, c)` if known.
 #[derive(Clone, Copy)]
@@ -34,9 +41,8 @@ impl<'a, T, const R: usize, const C: usize> Kernel<'a, T, R, C> {
 /// the entries it would add to. Adding skips a zero `f`; zeroing does not, so that
 /// every entry of a plan's pattern is zeroed even where a coefficient `f` computed at
 /// run time is zero (`h²` underflowing), and none keeps a value of the last
-/// factorisation. The blocks of the tableau's own zeros, which the pattern leaves out
-/// (`macros/src/emit/stage_patterns.rs`), the assemblies skip before calling this, in
-/// both passes.
+/// factorisation. The blocks of the tableau's own zeros, which the pattern leaves out,
+/// the assemblies skip before calling this, in both passes ([`nonzero`]).
 pub(crate) fn add<T: Real, const R: usize, const C: usize, const N: usize>(
     jac: &mut [[T; N]; N],
     (row, column): (usize, usize),

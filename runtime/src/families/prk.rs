@@ -31,7 +31,7 @@
 //! ([`PointKernels::PATTERNS`]), and with a plan zeroes only those first.
 use nalgebra::SVector;
 
-use super::blocks::{add, Kernel, Write};
+use super::blocks::{add, nonzero, Kernel, Write};
 use crate::error::SolveError;
 use crate::kernels::{KernelPatterns, PointKernels};
 use crate::model::Real;
@@ -229,11 +229,8 @@ where
                 Kernel::new(&*l_vv, p_vv),
             );
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
-            for l in 0..S {
-                if tab.a[j][l] == 0.0 {
-                    continue;
-                }
-                let f = h * c(tab.a[j][l]);
+            for (l, a_jl) in nonzero(&tab.a[j]) {
+                let f = h * c(a_jl);
                 add(jac, (j * D, l * D), f, qv, true, write);
             }
             add(jac, (j * D, j * D), T::one(), vv, false, write);
@@ -243,11 +240,8 @@ where
                     continue;
                 }
                 let g = -h * c(tab.a_hat[i][j]);
-                for l in 0..S {
-                    if tab.a[j][l] == 0.0 {
-                        continue;
-                    }
-                    let f = g * h * c(tab.a[j][l]);
+                for (l, a_jl) in nonzero(&tab.a[j]) {
+                    let f = g * h * c(a_jl);
                     add(jac, (i * D, l * D), f, qq, false, write);
                 }
                 add(jac, (i * D, j * D), g, qv, false, write);

@@ -45,7 +45,7 @@
 //! matrix; otherwise, and when a static pivot fails its test, the dense LU.
 use nalgebra::SVector;
 
-use super::blocks::{add, Kernel, Write};
+use super::blocks::{add, nonzero, Kernel, Write};
 use crate::error::SolveError;
 use crate::kernels::{HolonomicKernels, PointKernels};
 use crate::model::Real;
@@ -380,11 +380,8 @@ where
             let g = Kernel::new(&*phi_q, p_g);
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
             let row = stage(j);
-            for l in 0..S {
-                if tab.a[j][l] == 0.0 {
-                    continue;
-                }
-                let f = h * c(tab.a[j][l]);
+            for (l, a_jl) in nonzero(&tab.a[j]) {
+                let f = h * c(a_jl);
                 add(jac, (row, stage(l)), f, qv, true, write);
             }
             add(jac, (row, stage(j)), T::one(), vv, false, write);
@@ -395,11 +392,8 @@ where
                     continue;
                 }
                 let w = -h * c(weight);
-                for l in 0..S {
-                    if tab.a[j][l] == 0.0 {
-                        continue;
-                    }
-                    let f = w * h * c(tab.a[j][l]);
+                for (l, a_jl) in nonzero(&tab.a[j]) {
+                    let f = w * h * c(a_jl);
                     add(jac, (row, stage(l)), f, qq, false, write);
                 }
                 add(jac, (row, stage(j)), w, qv, false, write);
@@ -407,11 +401,8 @@ where
             }
             // Cⱼ = Φ(Qʲ), j ≥ 1: h aⱼₗ Gⱼ on Vˡ.
             if j > 0 {
-                for l in 0..S {
-                    if tab.a[j][l] == 0.0 {
-                        continue;
-                    }
-                    let f = h * c(tab.a[j][l]);
+                for (l, a_jl) in nonzero(&tab.a[j]) {
+                    let f = h * c(a_jl);
                     add(
                         jac,
                         (L::<S, D, M>::constraint(j), stage(l)),
@@ -437,11 +428,8 @@ where
         }
         let qv = Kernel::new(&*l_qv, p_qv);
         let vv = Kernel::new(&*l_vv, p_vv);
-        for l in 0..S {
-            if tab.b[l] == 0.0 {
-                continue;
-            }
-            let f = h * c(tab.b[l]);
+        for (l, b_l) in nonzero(&tab.b) {
+            let f = h * c(b_l);
             add(jac, (legendre, stage(l)), f, qv, true, write);
         }
         add(jac, (legendre, velocity), T::one(), vv, false, write);
@@ -449,11 +437,8 @@ where
             self.model.phi_qv(&it.q1, &it.v1, phi_q);
         }
         let gv = Kernel::new(&*phi_q, p_gv);
-        for l in 0..S {
-            if tab.b[l] == 0.0 {
-                continue;
-            }
-            let f = h * c(tab.b[l]);
+        for (l, b_l) in nonzero(&tab.b) {
+            let f = h * c(b_l);
             add(jac, (tangency, stage(l)), f, gv, false, write);
         }
         if write == Write::Add {

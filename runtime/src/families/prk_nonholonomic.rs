@@ -41,7 +41,7 @@
 //! gets the multiplier of the continuous equations at its `(q, v)` (spec 002 §4.8).
 use nalgebra::SVector;
 
-use super::blocks::{add, Kernel, Write};
+use super::blocks::{add, nonzero, Kernel, Write};
 use crate::error::SolveError;
 use crate::kernels::{NonholonomicKernels, PointKernels};
 use crate::model::Real;
@@ -367,11 +367,8 @@ where
             let am = Kernel::new(&*a, p_a);
             // Row block Rⱼ: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j).
             let row = stage(j);
-            for l in 0..S {
-                if tab.a[j][l] == 0.0 {
-                    continue;
-                }
-                let f = h * c(tab.a[j][l]);
+            for (l, a_jl) in nonzero(&tab.a[j]) {
+                let f = h * c(a_jl);
                 add(jac, (row, stage(l)), f, qv, true, write);
             }
             add(jac, (row, row), T::one(), vv, false, write);
@@ -382,11 +379,8 @@ where
                     continue;
                 }
                 let g = -h * c(weight);
-                for l in 0..S {
-                    if tab.a[j][l] == 0.0 {
-                        continue;
-                    }
-                    let f = g * h * c(tab.a[j][l]);
+                for (l, a_jl) in nonzero(&tab.a[j]) {
+                    let f = g * h * c(a_jl);
                     add(jac, (row, stage(l)), f, qq, false, write);
                 }
                 add(jac, (row, stage(j)), g, qv, false, write);
@@ -408,11 +402,8 @@ where
                     self.model.a_v_q(qj, &it.v[j], a_v_q);
                 }
                 let av = Kernel::new(&*a_v_q, p_av);
-                for l in 0..S {
-                    if tab.a[j][l] == 0.0 {
-                        continue;
-                    }
-                    let f = h * c(tab.a[j][l]);
+                for (l, a_jl) in nonzero(&tab.a[j]) {
+                    let f = h * c(a_jl);
                     add(jac, (crow, stage(l)), f, av, false, write);
                 }
                 add(jac, (crow, vcol), T::one(), am, false, write);
@@ -424,11 +415,8 @@ where
             }
             let qv = Kernel::new(&*l_qv, p_qv);
             let vv = Kernel::new(&*l_vv, p_vv);
-            for l in 0..S {
-                if tab.a[j][l] == 0.0 {
-                    continue;
-                }
-                let f = h * c(tab.a[j][l]);
+            for (l, a_jl) in nonzero(&tab.a[j]) {
+                let f = h * c(a_jl);
                 add(jac, (vcol, stage(l)), f, qv, true, write);
             }
             add(jac, (vcol, vcol), T::one(), vv, false, write);
