@@ -81,18 +81,25 @@ pub struct StepReport<T> {
 }
 
 /// `max_i |v_i|`, or the first non-finite `|v_i|` if there is one (so NaN propagates).
+///
+/// Newton calls it twice an iteration, so the scan is written without a branch per
+/// entry (which LLVM then pairs into vectors); the non-finite case, an error anyway,
+/// scans again for the first.
 pub fn max_abs<T: Real, const R: usize>(v: &SVector<T, R>) -> T {
-    let mut m = T::zero();
-    for x in v.iter() {
+    let mut largest = T::zero();
+    let mut finite = true;
+    for x in v.as_slice() {
         let a = x.abs();
-        if !a.is_finite() {
-            return a;
-        }
-        if a > m {
-            m = a;
-        }
+        finite &= a.is_finite();
+        largest = if a > largest { a } else { largest };
     }
-    m
+    if finite {
+        return largest;
+    }
+    v.iter()
+        .map(|x| x.abs())
+        .find(|a| !a.is_finite())
+        .unwrap_or(largest)
 }
 
 /// Whether a budget ran out because the tolerance is below what the scalar type can
@@ -231,7 +238,11 @@ pub fn solve<T: Real, const N: usize, K: Storage>(
         } else {
             lu::solve_in_place(jac, perm, r);
         }
-        *x -= &*r;
+        // Entry by entry on the slices: nalgebra's `-=` goes through its strided
+        // iterators, three times the instructions here.
+        for (xi, ri) in x.as_mut_slice().iter_mut().zip(r.as_slice()) {
+            *xi -= *ri;
+        }
         iterations = iteration;
         let before = previous.replace(residual);
         // A finite R with a badly conditioned J can still overflow; never hand back a
