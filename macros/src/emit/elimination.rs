@@ -856,9 +856,17 @@ impl Elimination {
 
     /// The compact layout, if release builds use one for this plan: the position of
     /// each entry the factorisation reads (the Jacobian's nonzeros and the fill) when
-    /// they are packed at the front of the column-stored matrix in column-major
-    /// order, so that its working set is contiguous. At 40 links the chain's matrix
-    /// is 800 KiB and its 6924 entries 54 KiB. The Jacobian's writer
+    /// they are packed at the front of the column-stored matrix column by column, so
+    /// that its working set is contiguous. At 40 links the chain's matrix is 800 KiB
+    /// and its 6924 entries 54 KiB.
+    ///
+    /// Within a column the entries go in the order their rows are eliminated (the
+    /// static pivots' rows, then the block's), not by row index: the rows a step
+    /// updates are then the column's last entries, next to each other, and LLVM pairs
+    /// more of the updates into vectors. On the Lagrange top's EM step, 1000 steps by
+    /// callgrind: the factorisation's static steps 13.7 k → 12.7 k instructions, 4.6 %
+    /// of the step, with bit-identical results. The order is kept only if every entry
+    /// still lies at or before its own place (below); otherwise, rows by index. The Jacobian's writer
     /// (`residual_and_jacobian_planned`) writes there; `residual_and_jacobian`
     /// unpacks. Plans whose static steps are not straight-line code, or whose block
     /// is banded or has more than [`COMPACT_BLOCK_LIMIT`] unknowns, keep the
@@ -869,6 +877,29 @@ impl Elimination {
         let small_block = self.band.is_none() && self.block_columns.len() <= COMPACT_BLOCK_LIMIT;
         if !(straight_line && small_block) {
             return None;
+        }
+        let mut rank = vec![0usize; self.n];
+        let order = self
+            .pivots
+            .iter()
+            .map(|&(r, _)| r)
+            .chain(self.block_rows.iter().copied());
+        for (k, r) in order.enumerate() {
+            rank[r] = k;
+        }
+        let entries: BTreeSet<(usize, usize, usize)> = self
+            .pattern
+            .iter()
+            .chain(&self.fill)
+            .map(|&(i, j)| (j, rank[i], i))
+            .collect();
+        let ranked: std::collections::BTreeMap<(usize, usize), usize> = entries
+            .iter()
+            .enumerate()
+            .map(|(k, &(j, _, i))| ((i, j), k))
+            .collect();
+        if ranked.iter().all(|(&(i, j), &k)| k <= j * self.n + i) {
+            return Some(ranked);
         }
         let entries: BTreeSet<(usize, usize)> = self
             .pattern
@@ -934,12 +965,18 @@ impl Elimination {
             let (t, c) = (lit(t), lit(c));
             quote!(slot[#c] = ROWS[perm[#t]];)
         });
+        let lu = if columns.len() <= STRAIGHT_BLOCK_LIMIT {
+            let lu = straight_line_lu(columns.len(), self.pivots.len());
+            quote!({ #lu lu(&mut block, &mut perm) })
+        } else {
+            quote!(#p::sparse::factor_small_block(&mut block, &mut perm, #statics))
+        };
         let factor = quote! {{
             const ROWS: [usize; #s] = [#(#block_rows),*];
             let mut block = [[T::zero(); #s]; #s];
             #(#copy_in)*
             let mut perm = [0usize; #s];
-            match #p::sparse::factor_small_block(&mut block, &mut perm, #statics) {
+            match #lu {
                 ::core::result::Result::Ok(()) => {
                     #(#copy_out)*
                     #(#slots)*
@@ -979,6 +1016,85 @@ impl Elimination {
             #(#scatter)*
         }};
         (factor, solve, quote!())
+    }
+}
+
+/// Blocks of up to this many unknowns (in the compact layout) are factored by
+/// straight-line code ([`straight_line_lu`]) rather than by the runtime's loops.
+const STRAIGHT_BLOCK_LIMIT: usize = 12;
+
+/// `fn lu(block: &mut [[T; S]; S], perm: &mut [usize; S]) -> Result<(), NeedsPivoting>`:
+/// the runtime's `lu::factor_in_place` (partial pivoting, the same operations on every
+/// entry in the same order, so the same factors) unrolled for a block of `s`
+/// unknowns, whose singular or non-finite column `k` is reported as the elimination
+/// step `statics + k`, as `sparse::factor_small_block` does. Only the pivot search
+/// and the row exchange index at run time; every update has constant indices, so LLVM
+/// keeps the pivot row in registers and pairs the column's updates. It does not skip
+/// zero multipliers as the loops do: the block is the filled Schur complement, and
+/// the products with a zero change no finite entry. On the Lagrange top's 8 × 8 block
+/// (EM, callgrind) it takes 1.1 k instructions a factorisation, copies included,
+/// against 2.9 k for the loops: 8 % of the step.
+fn straight_line_lu(s: usize, statics: usize) -> TokenStream {
+    let p = private();
+    let n = lit(s);
+    let steps = (0..s).map(|k| {
+        let kk = lit(k);
+        let step = lit(statics + k);
+        let search = (k..s).map(|i| {
+            let i = lit(i);
+            quote! {
+                let m = block[#kk][#i].abs();
+                finite &= m.is_finite();
+                if m > largest {
+                    largest = m;
+                    row = #i;
+                }
+            }
+        });
+        let scaling = (k + 1..s).map(|i| {
+            let i = lit(i);
+            quote!(block[#kk][#i] /= pivot;)
+        });
+        let updates = (k + 1..s).map(|c| {
+            let c = lit(c);
+            let each = (k + 1..s).map(|i| {
+                let i = lit(i);
+                quote!(block[#c][#i] -= block[#kk][#i] * u;)
+            });
+            quote!({ let u = block[#c][#kk]; #(#each)* })
+        });
+        quote! {
+            {
+                let mut row = #kk;
+                let mut largest = T::zero();
+                let mut finite = true;
+                #(#search)*
+                if !finite || largest == T::zero() {
+                    return ::core::result::Result::Err(#p::NeedsPivoting { step: #step });
+                }
+                if row != #kk {
+                    for column in block.iter_mut() {
+                        column.swap(#kk, row);
+                    }
+                    perm.swap(#kk, row);
+                }
+                let pivot = block[#kk][#kk];
+                #(#scaling)*
+                #(#updates)*
+            }
+        }
+    });
+    let identity = (0..s).map(lit);
+    quote! {
+        #[inline]
+        fn lu<T: #p::Real>(
+            block: &mut [[T; #n]; #n],
+            perm: &mut [usize; #n],
+        ) -> ::core::result::Result<(), #p::NeedsPivoting> {
+            *perm = [#(#identity),*];
+            #(#steps)*
+            ::core::result::Result::Ok(())
+        }
     }
 }
 
