@@ -467,6 +467,25 @@ fn reverse_cuthill_mckee(nodes: &[usize], in_row: &[BTreeSet<usize>]) -> Vec<usi
 /// plans follow the tables at run time.
 const STRAIGHT_LINE_LIMIT: usize = 60_000;
 
+/// Most static steps emitted as one [`Elimination::panel`].
+///
+/// Measured with callgrind (instructions a step) and, for the top, llvm-mca's
+/// throughput model of the static steps' code (cycles a factorisation, Zen 3), all
+/// with bit-identical trajectories:
+///
+/// | width | top EM | pendulum EM | chain of 10 EM | top, model |
+/// |---|---|---|---|---|
+/// | 1 (steps one by one) | 97.3 k | 4.69 k | 169.6 k | 2713 |
+/// | 2 | 94.0 k | 4.63 k | 165.6 k | |
+/// | 3 | 93.1 k | 4.62 k | 162.8 k | 2515 |
+/// | 4 | 93.4 k | | | |
+/// | 6 | 90.3 k | 4.66 k | 167.8 k | 2499 |
+///
+/// The model puts the bound on the stores of floating-point data, which panels
+/// reduce. Wider panels hold more multipliers than there are registers, and their
+/// spills are stores again.
+const PANEL_WIDTH: usize = 3;
+
 /// Multiply–adds of the static steps emitted in one function.
 const PART_FLOPS: usize = 1_000;
 
@@ -574,8 +593,15 @@ impl Elimination {
             .collect();
         let scales = tokens(emit(&scales, &reading));
 
-        let steps: Vec<Item> = (0..self.pivots.len())
-            .map(|k| -> Item { Box::new(move |o: &dyn Operands| self.step(k, compact, o)) })
+        let panels = self.panels();
+        let steps: Vec<Item> = panels
+            .iter()
+            .map(|&(k, width)| -> Item {
+                Box::new(move |o: &dyn Operands| match width {
+                    1 => self.step(k, compact, o),
+                    _ => self.panel(k, width, compact, o),
+                })
+            })
             .collect();
         // The steps in parts of at most `PART_FLOPS` multiply–adds (a loop counts its
         // body once), each its own function: LLVM's time on one function grows faster
@@ -585,7 +611,12 @@ impl Elimination {
         // before the methods were left to release builds) in 22.6 s with parts of
         // 4000, 17.6 s with 1000, 16.9 s with 250, and 6.7 s with no straight-line
         // code at all. Chunking the solve's passes as well gained nothing.
-        let step_flops = |k: usize| self.rows[k].len() * (self.columns[k].len() + 1);
+        let step_flops = |item: usize| {
+            let (k, width) = panels[item];
+            (k..k + width)
+                .map(|k| self.rows[k].len() * (self.columns[k].len() + 1))
+                .sum::<usize>()
+        };
         let mut parts: Vec<Vec<TokenStream>> = vec![vec![]];
         let mut part_flops = 0;
         for chunk in emit(&steps, &writing) {
@@ -746,6 +777,109 @@ impl Elimination {
     /// column, the update of the rows below it; for the first of a 2 × 2 pivot, the
     /// choice of its row.
     fn step(&self, k: usize, compact: bool, o: &dyn Operands) -> TokenStream {
+        let front = self.front(k, compact, "l", o);
+        let updates = self.columns[k].iter().map(|&j| {
+            let u = o.entry(self.pivots[k].0, j);
+            let each = self.rows[k].iter().enumerate().map(|(m, &i)| {
+                let (target, l) = (o.entry(i, j), format_ident!("l{}", m));
+                quote!(#target -= #l * u;)
+            });
+            quote!({ let u = #u; #(#each)* })
+        });
+        quote!({ #front #(#updates)* })
+    }
+
+    /// Steps `k..k + width` of `factor_planned` as one panel. Each step in turn: its
+    /// front (as in [`step`](Self::step)), then its updates of the entries a later
+    /// step of the panel pivots on (that step's row and column), which must be final
+    /// before that step's front reads them. Then every other entry takes the updates
+    /// of all the panel's steps in one pass, `a_ij -= l_i u_j` step after step in
+    /// their order, as the steps one after another would: the factors are the same
+    /// to the bit. An entry `w` steps update is loaded and stored once instead of `w`
+    /// times.
+    ///
+    /// Why: the straight-line factorisation is bound by its stores (one per update,
+    /// or per two updates paired into a vector), not by its arithmetic; see
+    /// [`PANEL_WIDTH`] for the measurements. (The other way round, left-looking, each
+    /// entry taking all its updates when a step first reads it, was tried: one store
+    /// per entry, but two loads per update and no vector pairs; the top's step took
+    /// 10.4 µs against 9.2 µs right-looking, in the same program.)
+    fn panel(&self, k: usize, width: usize, compact: bool, o: &dyn Operands) -> TokenStream {
+        let steps = k..k + width;
+        let name = |s: usize, m: usize| format_ident!("l{}_{}", s - k, m);
+        let pivot_row = |i: usize| steps.clone().skip(1).any(|t| self.pivots[t].0 == i);
+        let pivot_column = |j: usize| steps.clone().skip(1).any(|t| self.pivots[t].1 == j);
+        // Pivot rows and columns of the panel's later steps are updated step by step.
+        let mut parts: Vec<TokenStream> = Vec::new();
+        for s in steps.clone() {
+            let names = format!("l{}_", s - k);
+            let front = self.front(s, compact, &names, o);
+            let r = self.pivots[s].0;
+            let early = self.columns[s].iter().map(|&j| {
+                let each = self.rows[s]
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &i)| pivot_row(i) || pivot_column(j))
+                    .map(|(m, &i)| {
+                        let (target, l, u) = (o.entry(i, j), name(s, m), o.entry(r, j));
+                        quote!(#target -= #l * #u;)
+                    });
+                quote!(#(#each)*)
+            });
+            parts.push(quote!(#front #(#early)*));
+        }
+        // Every other entry: the panel's updates in order.
+        let mut columns: Vec<usize> = steps
+            .clone()
+            .flat_map(|s| self.columns[s].iter().copied())
+            .filter(|&j| !pivot_column(j))
+            .collect();
+        columns.sort_unstable();
+        columns.dedup();
+        let mut rows: Vec<usize> = steps
+            .clone()
+            .flat_map(|s| self.rows[s].iter().copied())
+            .filter(|&i| !pivot_row(i))
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        let fused = columns.iter().map(|&j| {
+            let updating: Vec<usize> = steps
+                .clone()
+                .filter(|&s| self.columns[s].contains(&j))
+                .collect();
+            let loads = updating.iter().map(|&s| {
+                let (row, u) = (format_ident!("u{}", s - k), o.entry(self.pivots[s].0, j));
+                quote!(let #row = #u;)
+            });
+            let each = rows.iter().map(|&i| {
+                let terms: Vec<TokenStream> = updating
+                    .iter()
+                    .filter_map(|&s| {
+                        let m = self.rows[s].iter().position(|&x| x == i)?;
+                        let (l, u) = (name(s, m), format_ident!("u{}", s - k));
+                        Some(quote!(acc -= #l * #u;))
+                    })
+                    .collect();
+                if terms.is_empty() {
+                    return quote!();
+                }
+                let target = o.entry(i, j);
+                quote!({ let mut acc = #target; #(#terms)* #target = acc; })
+            });
+            quote!({ #(#loads)* #(#each)* })
+        });
+        let mut body = quote!(#(#fused)*);
+        for part in parts.into_iter().rev() {
+            body = quote!({ #part #body });
+        }
+        body
+    }
+
+    /// Step `k`'s pivot: for the first of a 2 × 2 pivot the choice of its row, then
+    /// the pivot's test and the scaling of its column, each scaled entry also held in
+    /// `{names}0`, `{names}1`, … (in the order of `rows[k]`) for the updates.
+    fn front(&self, k: usize, compact: bool, names: &str, o: &dyn Operands) -> TokenStream {
         let p = private();
         let (r, c) = self.pivots[k];
         let rows = &self.rows[k];
@@ -789,18 +923,10 @@ impl Elimination {
         // matrix in every column's update, they would be loads that LLVM cannot keep in
         // registers or pair into vectors inside a loop, where the pivot column and the
         // updated column move by different offsets and may, for all it knows, overlap.
-        let multiplier = |m: usize| format_ident!("l{}", m);
+        let multiplier = |m: usize| format_ident!("{}{}", names, m);
         let scaling = rows.iter().enumerate().map(|(m, &i)| {
             let (e, l) = (o.entry(i, c), multiplier(m));
             quote!(let #l = #e * inverse; #e = #l;)
-        });
-        let updates = self.columns[k].iter().map(|&j| {
-            let u = o.entry(r, j);
-            let each = rows.iter().enumerate().map(|(m, &i)| {
-                let (target, l) = (o.entry(i, j), multiplier(m));
-                quote!(#target -= #l * u;)
-            });
-            quote!({ let u = #u; #(#each)* })
         });
         let choose = match (self.paired[k], compact) {
             (false, _) => quote!(),
@@ -840,38 +966,79 @@ impl Elimination {
         let pivot = o.entry(r, c);
         let step = o.index(k);
         quote! {
-            {
-                #choose
-                let pivot = #pivot;
-                #test
-                if !acceptable {
-                    return ::core::result::Result::Err(#p::NeedsPivoting { step: #step });
-                }
-                let inverse = T::one() / pivot;
-                #(#scaling)*
-                #(#updates)*
+            #choose
+            let pivot = #pivot;
+            #test
+            if !acceptable {
+                return ::core::result::Result::Err(#p::NeedsPivoting { step: #step });
             }
+            let inverse = T::one() / pivot;
+            #(#scaling)*
         }
+    }
+
+    /// The static steps grouped for emission, `(first step, steps)`: two steps whose
+    /// updates share entries as one [`panel`](Self::panel) when [`PANEL`] allows,
+    /// the rest one by one.
+    fn panels(&self) -> Vec<(usize, usize)> {
+        let mut panels = Vec::new();
+        let mut k = 0;
+        while k < self.pivots.len() {
+            let mut end = k + 1;
+            // Steps join while the panel is narrower than `PANEL_WIDTH` and the next
+            // step updates an entry the panel's steps update too (otherwise nothing
+            // would be saved). A panel does not end on the first of a 2 × 2 pivot,
+            // whose choice of row reads the second's row, which only its own panel
+            // brings up to date first.
+            while end < self.pivots.len() && end - k < PANEL_WIDTH && self.shares(k..end, end) {
+                end += 1;
+            }
+            while end - k > 1 && self.paired[end - 1] {
+                end -= 1;
+            }
+            panels.push((k, end - k));
+            k = end;
+        }
+        panels
+    }
+
+    /// Whether step `next` updates an entry one of `steps` updates, other than the
+    /// pivot rows and columns of `next`.
+    fn shares(&self, steps: std::ops::Range<usize>, next: usize) -> bool {
+        let (r, c) = self.pivots[next];
+        self.rows[next].iter().filter(|&&i| i != r).any(|&i| {
+            self.columns[next].iter().filter(|&&j| j != c).any(|&j| {
+                steps
+                    .clone()
+                    .any(|s| self.rows[s].contains(&i) && self.columns[s].contains(&j))
+            })
+        })
     }
 
     /// The compact layout, if release builds use one for this plan: the position of
     /// each entry the factorisation reads (the Jacobian's nonzeros and the fill) when
     /// they are packed at the front of the column-stored matrix column by column, so
     /// that its working set is contiguous. At 40 links the chain's matrix is 800 KiB
-    /// and its 6924 entries 54 KiB.
+    /// and its 6924 entries 54 KiB. The Jacobian's writer
+    /// (`residual_and_jacobian_planned`) writes there; `residual_and_jacobian`
+    /// unpacks. Plans whose static steps are not straight-line code, or whose block
+    /// is banded or has more than [`COMPACT_BLOCK_LIMIT`] unknowns, keep the
+    /// column-stored layout.
     ///
     /// Within a column the entries go in the order their rows are eliminated (the
     /// static pivots' rows, then the block's), not by row index: the rows a step
     /// updates are then the column's last entries, next to each other, and LLVM pairs
     /// more of the updates into vectors. On the Lagrange top's EM step, 1000 steps by
     /// callgrind: the factorisation's static steps 13.7 k → 12.7 k instructions, 4.6 %
-    /// of the step, with bit-identical results. The order is kept only if every entry
-    /// still lies at or before its own place (below); otherwise, rows by index. The Jacobian's writer
-    /// (`residual_and_jacobian_planned`) writes there; `residual_and_jacobian`
-    /// unpacks. Plans whose static steps are not straight-line code, or whose block
-    /// is banded or has more than [`COMPACT_BLOCK_LIMIT`] unknowns, keep the
-    /// column-stored layout. Entry `k` of the packing lies at or before its own place
-    /// `j N + i`, which lets the unpacking go in place.
+    /// of the step, with bit-identical results. (Ordering each column by a search for
+    /// the fewest unpaired updates paired more, 1545 vector updates against 1275, but
+    /// the multipliers then had to be shuffled into different pairs for each column:
+    /// 1.4 % fewer instructions, and the search made the build of a crate with the
+    /// top 25 s longer, since macros build unoptimised in release profiles.)
+    ///
+    /// Entry `k` of the packing lies at or before its own place `j N + i`, which lets
+    /// the unpacking go in place; an order that breaks this falls back to rows by
+    /// index.
     pub fn packing(&self) -> Option<std::collections::BTreeMap<(usize, usize), usize>> {
         let straight_line = self.static_flops() <= STRAIGHT_LINE_LIMIT;
         let small_block = self.band.is_none() && self.block_columns.len() <= COMPACT_BLOCK_LIMIT;
@@ -1190,6 +1357,26 @@ mod tests {
         }
         let partners = (0..links).map(|k| (l(k), g(k))).collect();
         (4 * links, nz, partners)
+    }
+
+    /// Panels cover the static steps in order, no wider than `PANEL_WIDTH`, never
+    /// ending on the first step of a 2 × 2 pivot; on a chain, where neighbouring steps
+    /// update the same entries, some are wider than one step.
+    #[test]
+    fn panels_cover_the_steps_and_keep_pairs_whole() {
+        let (n, nz, partners) = chain(10);
+        let plan = Elimination::plan(n, nz, &partners).unwrap();
+        let panels = plan.panels();
+        let mut next = 0;
+        for &(k, width) in &panels {
+            assert_eq!(k, next);
+            assert!((1..=PANEL_WIDTH).contains(&width));
+            assert!(width == 1 || !plan.paired[k + width - 1], "{panels:?}");
+            next = k + width;
+        }
+        assert_eq!(next, plan.pivots.len());
+        assert!(panels.iter().any(|&(_, width)| width > 1), "{panels:?}");
+        assert!(plan.paired.contains(&true));
     }
 
     /// Eliminating all primal unknowns first leaves a chain's multipliers a full Schur
