@@ -829,20 +829,15 @@ impl Elimination {
             parts.push(quote!(#front #(#early)*));
         }
         // Every other entry: the panel's updates in order.
-        let mut columns: Vec<usize> = steps
-            .clone()
-            .flat_map(|s| self.columns[s].iter().copied())
-            .filter(|&j| !pivot_column(j))
-            .collect();
-        columns.sort_unstable();
-        columns.dedup();
-        let mut rows: Vec<usize> = steps
-            .clone()
-            .flat_map(|s| self.rows[s].iter().copied())
-            .filter(|&i| !pivot_row(i))
-            .collect();
-        rows.sort_unstable();
-        rows.dedup();
+        let others = |lists: &[Vec<usize>], pivot: &dyn Fn(usize) -> bool| -> Vec<usize> {
+            let all: BTreeSet<usize> = steps
+                .clone()
+                .flat_map(|s| lists[s].iter().copied())
+                .collect();
+            all.into_iter().filter(|&x| !pivot(x)).collect()
+        };
+        let columns = others(&self.columns, &pivot_column);
+        let rows = others(&self.rows, &pivot_row);
         let fused = columns.iter().map(|&j| {
             let updating: Vec<usize> = steps
                 .clone()
