@@ -597,10 +597,7 @@ impl Elimination {
         let steps: Vec<Item> = panels
             .iter()
             .map(|&(k, width)| -> Item {
-                Box::new(move |o: &dyn Operands| match width {
-                    1 => self.step(k, compact, o),
-                    _ => self.panel(k, width, compact, o),
-                })
+                Box::new(move |o: &dyn Operands| self.panel(k, width, compact, o))
             })
             .collect();
         // The steps in parts of at most `PART_FLOPS` multiply–adds (a loop counts its
@@ -773,24 +770,10 @@ impl Elimination {
         }
     }
 
-    /// Static step `k` of `factor_planned`: the pivot's test, the scaling of its
-    /// column, the update of the rows below it; for the first of a 2 × 2 pivot, the
-    /// choice of its row.
-    fn step(&self, k: usize, compact: bool, o: &dyn Operands) -> TokenStream {
-        let front = self.front(k, compact, "l", o);
-        let updates = self.columns[k].iter().map(|&j| {
-            let u = o.entry(self.pivots[k].0, j);
-            let each = self.rows[k].iter().enumerate().map(|(m, &i)| {
-                let (target, l) = (o.entry(i, j), format_ident!("l{}", m));
-                quote!(#target -= #l * u;)
-            });
-            quote!({ let u = #u; #(#each)* })
-        });
-        quote!({ #front #(#updates)* })
-    }
-
-    /// Steps `k..k + width` of `factor_planned` as one panel. Each step in turn: its
-    /// front (as in [`step`](Self::step)), then its updates of the entries a later
+    /// Static steps `k..k + width` of `factor_planned` as one panel (one step when
+    /// `width` is 1). Each step in turn: its front ([`front`](Self::front): the choice
+    /// of row of a 2 × 2 pivot, the pivot's test, the scaling of its column), then its
+    /// updates of the entries a later
     /// step of the panel pivots on (that step's row and column), which must be final
     /// before that step's front reads them. Then every other entry takes the updates
     /// of all the panel's steps in one pass, `a_ij -= l_i u_j` step after step in
@@ -972,9 +955,9 @@ impl Elimination {
         }
     }
 
-    /// The static steps grouped for emission, `(first step, steps)`: two steps whose
-    /// updates share entries as one [`panel`](Self::panel) when [`PANEL`] allows,
-    /// the rest one by one.
+    /// The static steps grouped for emission as [`panel`](Self::panel)s, `(first
+    /// step, steps)`: up to [`PANEL_WIDTH`] consecutive steps whose updates share
+    /// entries, the rest one by one.
     fn panels(&self) -> Vec<(usize, usize)> {
         let mut panels = Vec::new();
         let mut k = 0;
