@@ -124,10 +124,7 @@ impl<Mdl: Clone, const D: usize, const M: usize> SchemeVisitor<f64, Mdl, D, M>
         Mdl: Step<f64, S>,
         <Mdl as Step<f64, S>>::State: NodeValues<f64, D> + FromNode<f64, D, M>,
     {
-        let name = match S::STAGES {
-            Some(s) => format!("{}({s})", S::NAME),
-            None => S::NAME.to_owned(),
-        };
+        let name = S::INSTANCE.to_string();
         let initial = FromNode::from_node(&self.node);
         bench_scheme(
             self.c,

@@ -1,4 +1,4 @@
-//! The scheme catalogue (`runtime/src/schemes/catalogue.rs`) against what is generated
+//! The scheme catalogue (`runtime/catalogue/src/lib.rs`) against what is generated
 //! from it and what is written about it:
 //!
 //! - the README's scheme table is this file's rendering of `livens::schemes::CATALOGUE`
@@ -7,9 +7,9 @@
 //!   with the sizes the entry gives for the model's dimensions;
 //! - the per-marker constants agree with the entry.
 use livens::schemes::info::{
-    BlockSpec, ConstraintSupport, Energy, Entry, MassRequirement, ModelRequirement,
+    Arg, BlockSpec, ConstraintSupport, Energy, Entry, MassRequirement, ModelRequirement, ParamKind,
 };
-use livens::schemes::{GglEm, LobattoIIIAIIIB, CATALOGUE};
+use livens::schemes::{GglEm, LobattoIIIAIIIB, CATALOGUE, CHOICES};
 use livens::{DeclaredSchemes, FromNode, Model, NodeValues, SchemeInfo, SchemeVisitor, Step};
 use livens_models::{FourParticles, LagrangeTop, Pendulum3d};
 
@@ -84,9 +84,24 @@ fn unknowns(blocks: &[BlockSpec]) -> String {
 }
 
 fn row(e: &Entry) -> String {
-    let marker = match e.stages {
-        Some((_, lo, hi)) => format!("`{}(s)`, s = {lo}..{hi}", e.name),
-        None => format!("`{}`", e.name),
+    // `LobattoIIIAIIIB(s)`, s = 2..10: each parameter by its lower-case name and range.
+    let names: Vec<String> = e.params.iter().map(|p| p.name.to_lowercase()).collect();
+    let marker = if names.is_empty() {
+        format!("`{}`", e.name)
+    } else {
+        let ranges: Vec<String> = e
+            .params
+            .iter()
+            .zip(&names)
+            .map(|(p, name)| match p.kind {
+                ParamKind::Count { lo, hi } => format!("{name} = {lo}..{hi}"),
+                ParamKind::Choice { set } => {
+                    let options = CHOICES.iter().find(|c| c.0 == set).map_or(&[][..], |c| c.1);
+                    format!("{name} ∈ {{{}}}", options.join(", "))
+                }
+            })
+            .collect();
+        format!("`{}({})`, {}", e.name, names.join(", "), ranges.join(", "))
     };
     let (q, p) = (pretty_expr(e.order.q), pretty_expr(e.order.p));
     let mut order = if q == p { q } else { format!("q {q}, p {p}") };
@@ -186,13 +201,22 @@ impl<Mdl, const D: usize, const M: usize> SchemeVisitor<f64, Mdl, D, M> for Layo
             other => panic!("{}: unknown size {other:?} in the catalogue", S::NAME),
         };
         let mut expected: Vec<(String, usize)> = Vec::new();
+        // A block repeated for an integer parameter (`V[S]`), once for each value.
+        let count = |param: &str| {
+            let index = S::ENTRY.params.iter().position(|p| p.name == param);
+            match index.map(|i| S::ARGS[i]) {
+                Some(Arg::Count(n)) => n,
+                _ => panic!(
+                    "{}: block repeated for {param:?}, not an integer parameter",
+                    S::NAME
+                ),
+            }
+        };
         for b in S::ENTRY.unknowns {
-            match (b.per_stage, S::STAGES) {
-                (Some(_), Some(s)) => {
-                    expected.extend((1..=s).map(|i| (format!("{}{i}", b.name), size(b.size))))
-                }
-                (None, None) => expected.push((b.name.to_owned(), size(b.size))),
-                _ => panic!("{}: per-stage block without a stage count", S::NAME),
+            match b.per_stage {
+                Some(param) => expected
+                    .extend((1..=count(param)).map(|i| (format!("{}{i}", b.name), size(b.size)))),
+                None => expected.push((b.name.to_owned(), size(b.size))),
             }
         }
         let mut offset = 0;

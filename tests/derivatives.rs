@@ -728,8 +728,7 @@ where
     {
         let layout = <F::Dual as Step<Dual64, S>>::UNKNOWNS;
         let n: usize = layout.iter().map(|b| b.len).sum();
-        let stages = S::STAGES.map_or_else(String::new, |s| format!("<{s}>"));
-        let what_scheme = format!("{}/{scheme:?}{stages}", self.name);
+        let what_scheme = format!("{}/{scheme:?} {}", self.name, S::INSTANCE);
         let mut t_dual = Tally::new("equations: jac vs dual ∂R/∂x", DUAL_TOL);
         let mut t_fd = Tally::new("equations: jac vs central differences of R", FD_TOL);
         let q1 = layout.iter().find(|b| b.name == "q1").map(|b| b.offset);

@@ -170,24 +170,53 @@ impl Parse for ForceAst {
     }
 }
 
-/// `GglEm` or `LobattoIIIAIIIB(3)`: a scheme's marker name and, for families with a
-/// stage count, the count.
+/// `GglEm`, `LobattoIIIAIIIB(3)` or `Name(4, 2, Gauss)`: a scheme's marker name and the
+/// values of its parameters, if it has any.
 pub struct SchemeAst {
     pub name: Ident,
-    pub stages: Option<syn::LitInt>,
+    pub args: Vec<SchemeArgAst>,
+}
+
+/// A scheme parameter's value as written: an integer or a name.
+pub enum SchemeArgAst {
+    Count(syn::LitInt),
+    Name(Ident),
+}
+
+impl SchemeArgAst {
+    pub fn span(&self) -> proc_macro2::Span {
+        match self {
+            Self::Count(lit) => lit.span(),
+            Self::Name(ident) => ident.span(),
+        }
+    }
+}
+
+impl Parse for SchemeArgAst {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.peek(syn::LitInt) {
+            Ok(Self::Count(input.parse()?))
+        } else if input.peek(Ident) {
+            Ok(Self::Name(input.parse()?))
+        } else {
+            Err(input
+                .error("a scheme's parameters are integers or names, e.g. `LobattoIIIAIIIB(3)`"))
+        }
+    }
 }
 
 impl Parse for SchemeAst {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let name: Ident = input.parse()?;
-        let stages = if input.peek(syn::token::Paren) {
+        let args = if input.peek(syn::token::Paren) {
             let inner;
             syn::parenthesized!(inner in input);
-            Some(inner.parse()?)
+            let args = inner.parse_terminated(SchemeArgAst::parse, Token![,])?;
+            args.into_iter().collect()
         } else {
-            None
+            Vec::new()
         };
-        Ok(SchemeAst { name, stages })
+        Ok(SchemeAst { name, args })
     }
 }
 

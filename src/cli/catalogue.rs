@@ -67,10 +67,12 @@ pub struct SchemeEntry {
 impl SchemeEntry {
     /// The entry of marker type `S`.
     pub fn of<S: SchemeInfo>() -> Self {
-        let (name, label) = match S::STAGES {
-            Some(s) => (format!("{}({s})", S::NAME), format!("{} s={s}", S::LABEL)),
-            None => (S::NAME.to_owned(), S::LABEL.to_owned()),
-        };
+        // `Lobatto IIIA-IIIB s=3`: the label with each parameter by its lower-case name.
+        let mut label = S::LABEL.to_owned();
+        for (param, arg) in S::ENTRY.params.iter().zip(S::ARGS) {
+            label.push_str(&format!(" {}={arg}", param.name.to_lowercase()));
+        }
+        let name = S::INSTANCE.to_string();
         Self {
             name,
             label,
@@ -83,11 +85,13 @@ impl SchemeEntry {
         }
     }
 
-    /// A catalogue row, its stage count (if any) left open as `(s)`.
+    /// A catalogue row, its parameters (if any) left open as `(s)`, `(s, w, r)`.
     pub fn of_entry(entry: &Entry) -> Self {
-        let name = match entry.stages {
-            Some(_) => format!("{}(s)", entry.name),
-            None => entry.name.to_owned(),
+        let params: Vec<String> = entry.params.iter().map(|p| p.name.to_lowercase()).collect();
+        let name = if params.is_empty() {
+            entry.name.to_owned()
+        } else {
+            format!("{}({})", entry.name, params.join(", "))
         };
         Self {
             name,

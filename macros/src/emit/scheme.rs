@@ -12,7 +12,7 @@ use super::{kernels, stage_patterns};
 use crate::errors::Errors;
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
-use crate::schemes::{Family, SchemeKind, SchemeRequest, Template};
+use crate::schemes::{Arg, Family, SchemeKind, SchemeRequest, Template};
 use crate::sym::emit::{emit_sunk_each, Sink};
 use crate::sym::Id;
 
@@ -28,7 +28,11 @@ pub fn impls(
     let mut errors = Errors::default();
     for (kind, span) in requests {
         let marker = format_ident!("{}", kind.name());
-        match (kind.family(), kind.template(model, quantities), kind.stages) {
+        match (
+            kind.family(),
+            kind.template(model, quantities),
+            kind.stages(),
+        ) {
             (Family::Ggl, Some(template), None) => {
                 match scheme_impl(model, kind, &template, quote!(#p::schemes::#marker)) {
                     Ok(tokens) => out.extend(tokens),
@@ -61,16 +65,28 @@ pub fn declared_schemes(model: &Model, schemes: &[SchemeRequest]) -> TokenStream
     }
 }
 
-/// The marker type of a requested scheme, with its stage count.
+/// The marker type of a requested scheme, with its parameters (a choice is a type of
+/// `livens::schemes`).
 fn marker(kind: SchemeKind) -> TokenStream {
     let p = private();
     let name = format_ident!("{}", kind.name());
-    match kind.stages {
-        Some(s) => {
-            let s = lit(s);
-            quote!(#p::schemes::#name<#s>)
-        }
-        None => quote!(#p::schemes::#name),
+    let args: Vec<TokenStream> = kind
+        .args()
+        .map(|arg| match arg {
+            Arg::Count(n) => {
+                let n = lit(n);
+                quote!(#n)
+            }
+            Arg::Choice(choice) => {
+                let choice = format_ident!("{}", choice);
+                quote!(#p::schemes::#choice)
+            }
+        })
+        .collect();
+    if args.is_empty() {
+        quote!(#p::schemes::#name)
+    } else {
+        quote!(#p::schemes::#name<#(#args),*>)
     }
 }
 

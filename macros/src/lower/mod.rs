@@ -14,12 +14,12 @@ pub use expr::cross;
 use expr::{symmetry, Lowerer, Scope, Val, MAX_REPEAT};
 use names::{report, Kind, Names, Sym};
 
-use crate::dsl::{CoordAst, ForceAst, ModelAst, ParamAst, SchemeAst};
+use crate::dsl::{CoordAst, ForceAst, ModelAst, ParamAst, SchemeArgAst, SchemeAst};
 use crate::errors::Errors;
 use crate::ir::{
     Comparison, Constraint, Coord, CoordKind, Invariant, Model, Momentum, Param, Requirement, Role,
 };
-use crate::schemes::{SchemeKind, SchemeRequest};
+use crate::schemes::{Given, SchemeKind, SchemeRequest};
 use crate::sym::{Id, VarId};
 use std::collections::HashMap;
 
@@ -893,21 +893,25 @@ fn momenta(lw: &mut Lowerer, errors: &mut Errors, momentum: &[(Ident, Expr)]) ->
     out
 }
 
-/// The requested schemes, by marker name.
+/// The requested schemes, by marker name and parameters; an error lands on the
+/// argument it is about, or on the name.
 fn schemes(errors: &mut Errors, schemes: &[SchemeAst]) -> Vec<SchemeRequest> {
     let mut out = Vec::new();
-    for s in schemes {
-        let stages = match &s.stages {
-            None => None,
-            Some(lit) => match lit.base10_parse::<usize>() {
-                Ok(n) => Some(n),
-                Err(e) => {
-                    errors.push(lit.span(), e.to_string());
-                    continue;
-                }
-            },
-        };
-        match SchemeKind::from_name(&s.name.to_string(), stages) {
+    'schemes: for s in schemes {
+        let mut given = Vec::new();
+        for arg in &s.args {
+            given.push(match arg {
+                SchemeArgAst::Count(lit) => match lit.base10_parse::<usize>() {
+                    Ok(n) => Given::Count(n),
+                    Err(e) => {
+                        errors.push(lit.span(), e.to_string());
+                        continue 'schemes;
+                    }
+                },
+                SchemeArgAst::Name(ident) => Given::Name(ident.to_string()),
+            });
+        }
+        match SchemeKind::resolve(&s.name.to_string(), &given) {
             Ok(kind) if out.iter().any(|r: &SchemeRequest| r.kind == kind) => {
                 errors.push(
                     s.name.span(),
@@ -918,7 +922,13 @@ fn schemes(errors: &mut Errors, schemes: &[SchemeAst]) -> Vec<SchemeRequest> {
                 kind,
                 span: s.name.span(),
             }),
-            Err(message) => errors.push(s.name.span(), message),
+            Err(error) => {
+                let span = error
+                    .argument
+                    .and_then(|i| s.args.get(i))
+                    .map_or(s.name.span(), SchemeArgAst::span);
+                errors.push(span, error.message);
+            }
         }
     }
     out

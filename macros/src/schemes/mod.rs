@@ -67,36 +67,78 @@ pub enum ModelShape {
 /// in, the step equations out.
 pub type Build = fn(&mut Model, &Inputs) -> Template;
 
-/// A block of unknowns as declared: its name, its size for the model, and whether there
-/// is one per stage.
-type BlockSpec = (&'static str, usize, bool);
+/// A block of unknowns as declared: its name, its size for the model, and the integer
+/// parameter it is repeated for (`V[S]`: one block per stage).
+type BlockSpec = (&'static str, usize, Option<&'static str>);
+
+/// Most parameters a scheme may declare: [`SchemeKind`] keeps its values inline, so
+/// that it stays `Copy`.
+const MAX_PARAMS: usize = 4;
+
+/// A parameter of a scheme as the catalogue declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: &'static str,
+    pub kind: ParamKind,
+}
+
+/// The values a parameter takes: an integer range, or the options of a named set of
+/// choices ([`CHOICES`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    Count {
+        lo: usize,
+        hi: usize,
+    },
+    // Built by the reader for a parameter `R in Set`; no scheme of the catalogue has one
+    // yet (the unit tests' catalogue does).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Choice {
+        set: &'static str,
+    },
+}
+
+/// A parameter's value in a requested scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    Count(usize),
+    Choice(&'static str),
+}
+
+/// A parameter's value as written in `schemes { … }`, before it is checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Given {
+    Count(usize),
+    Name(String),
+}
 
 /// What the macro reads of a catalogue entry.
 #[derive(Debug)]
 pub struct Entry {
     pub name: &'static str,
     pub family: Family,
-    /// `(lo, hi)` for a scheme written `Name(s)`.
-    pub stages: Option<(usize, usize)>,
+    /// The parameters of a scheme written `Name(…)`, in order.
+    pub params: &'static [Param],
     pub mass: Mass,
     pub constraints: ConstraintSupport,
     pub model: ModelShape,
     /// Whether its equations have the `forces` block's term.
     pub forces: bool,
     /// Blocks of the unknowns for `d` coordinates, `m` holonomic and `k` nonholonomic
-    /// constraints: name, size, and whether there is one per stage.
+    /// constraints: name, size, and the parameter it is repeated for.
     unknowns: fn(usize, usize, usize) -> Vec<BlockSpec>,
     template: Option<Build>,
 }
 
-/// Reads the catalogue into [`CATALOGUE`]; the fields only the runtime needs (docs,
-/// label, orders, notes) are ignored.
+/// Reads the catalogue (`livens_catalogue`) into [`CATALOGUE`] and [`CHOICES`]; the
+/// fields only the runtime needs (docs, label, orders, notes) are ignored.
 macro_rules! catalogue {
     (
         sizes($d:ident, $m:ident, $k:ident);
+        choices { $($set:ident { $($option:ident),+ $(,)? })* }
         $(
             $(#[doc = $doc:literal])*
-            $name:ident $(<$stages:ident in $lo:literal ..= $hi:literal>)? {
+            $name:ident $(< $($param:ident in $($lo:literal ..= $hi:literal)? $($pset:ident)?),+ >)? {
                 marker: $marker:ident,
                 label: $label:literal,
                 family: $family:ident,
@@ -118,11 +160,14 @@ macro_rules! catalogue {
             }
         )+
     ) => {
+        /// Every set of named choices, with its options.
+        pub static CHOICES: &[(&str, &[&str])] = &[$((stringify!($set), &[$(stringify!($option)),+])),*];
+
         /// Every scheme of the catalogue, in declaration order.
         pub static CATALOGUE: &[Entry] = &[$(Entry {
             name: stringify!($name),
             family: Family::$family,
-            stages: catalogue!(@stages $($lo $hi)?),
+            params: &[$($(catalogue!(@param $param [$($lo $hi)?] [$($pset)?])),+)?],
             mass: Mass::$mass,
             constraints: ConstraintSupport::$constraints,
             model: ModelShape::$model_req,
@@ -134,15 +179,19 @@ macro_rules! catalogue {
             template: catalogue!(@template $($template)?),
         }),+];
     };
-    (@stages) => { None };
-    (@stages $lo:literal $hi:literal) => { Some(($lo, $hi)) };
-    (@per_stage) => { false };
-    (@per_stage $per_stage:ident) => { true };
+    (@param $param:ident [$lo:literal $hi:literal] []) => {
+        Param { name: stringify!($param), kind: ParamKind::Count { lo: $lo, hi: $hi } }
+    };
+    (@param $param:ident [] [$set:ident]) => {
+        Param { name: stringify!($param), kind: ParamKind::Choice { set: stringify!($set) } }
+    };
+    (@per_stage) => { None };
+    (@per_stage $per_stage:ident) => { Some(stringify!($per_stage)) };
     (@template) => { None };
     (@template $template:expr) => { Some($template) };
 }
 
-include!("../../../runtime/src/schemes/catalogue.rs");
+livens_catalogue::with_catalogue!(catalogue);
 
 /// A scheme as the model's `schemes { ... }` line requests it, with the span of its name
 /// (where errors about it land).
@@ -151,17 +200,31 @@ pub struct SchemeRequest {
     pub span: proc_macro2::Span,
 }
 
-/// A scheme a model requests in `schemes { ... }`: its catalogue entry and, for a
-/// scheme with a stage count, the count.
+/// A scheme a model requests in `schemes { ... }`: its catalogue entry and the values of
+/// its parameters.
 #[derive(Clone, Copy, Debug)]
 pub struct SchemeKind {
     pub entry: &'static Entry,
-    pub stages: Option<usize>,
+    args: [Option<Arg>; MAX_PARAMS],
 }
 
 impl PartialEq for SchemeKind {
     fn eq(&self, other: &Self) -> bool {
-        self.entry.name == other.entry.name && self.stages == other.stages
+        self.entry.name == other.entry.name && self.args == other.args
+    }
+}
+
+/// Why a requested scheme is refused, and which of its arguments is wrong (`None`: the
+/// name, or the argument list as a whole).
+#[derive(Debug, PartialEq, Eq)]
+pub struct SchemeError {
+    pub argument: Option<usize>,
+    pub message: String,
+}
+
+impl SchemeError {
+    fn at(argument: Option<usize>, message: String) -> Self {
+        Self { argument, message }
     }
 }
 
@@ -171,51 +234,51 @@ impl SchemeKind {
         self.entry.name
     }
 
-    /// The scheme named `name`, with the stage count `stages` if it takes one.
-    pub fn from_name(name: &str, stages: Option<usize>) -> Result<Self, String> {
-        let entry = CATALOGUE
-            .iter()
-            .find(|e| e.name == name)
-            .ok_or_else(|| Self::unknown(name))?;
-        let stages = match (entry.stages, stages) {
-            (Some((lo, hi)), Some(s)) if (lo..=hi).contains(&s) => Some(s),
-            (Some((lo, hi)), Some(s)) => {
-                return Err(format!(
-                    "`{name}({s})`: the stage count must be in {lo}..={hi}"
-                ))
-            }
-            (Some((lo, _)), None) => {
-                return Err(format!(
-                    "`{name}` needs a stage count, e.g. `{name}({})`",
-                    lo + 1
-                ))
-            }
-            (None, Some(_)) => return Err(format!("scheme `{name}` takes no stage count")),
-            (None, None) => None,
-        };
-        Ok(SchemeKind { entry, stages })
+    /// The values of the scheme's parameters, in order.
+    pub fn args(self) -> impl Iterator<Item = Arg> {
+        self.args.into_iter().map_while(|a| a)
     }
 
-    /// "unknown scheme": the closest name if there is one, the whole catalogue if not.
-    fn unknown(name: &str) -> String {
-        match crate::lower::names::closest(name, Self::names()) {
-            Some(near) => format!("unknown scheme `{name}` (did you mean `{near}`?)"),
-            None => format!(
-                "unknown scheme `{name}`; available schemes: {}",
-                Self::names().join(", ")
-            ),
+    /// The stage count: the first integer parameter (`S` of the Lobatto families).
+    pub fn stages(self) -> Option<usize> {
+        self.args().find_map(|a| match a {
+            Arg::Count(n) => Some(n),
+            Arg::Choice(_) => None,
+        })
+    }
+
+    /// The value of the integer parameter `name`.
+    fn count(self, name: &str) -> Option<usize> {
+        let index = self.entry.params.iter().position(|p| p.name == name)?;
+        match self.args().nth(index)? {
+            Arg::Count(n) => Some(n),
+            Arg::Choice(_) => None,
         }
     }
 
-    pub fn names() -> Vec<&'static str> {
-        CATALOGUE.iter().map(|e| e.name).collect()
+    /// The scheme named `name` with the parameters `given`, checked against the
+    /// catalogue.
+    pub fn resolve(name: &str, given: &[Given]) -> Result<Self, SchemeError> {
+        resolve(CATALOGUE, CHOICES, name, given)
+    }
+
+    /// "unknown scheme": the closest name if there is one, the whole catalogue if not.
+    fn unknown(catalogue: &[Entry], name: &str) -> String {
+        let names: Vec<_> = catalogue.iter().map(|e| e.name).collect();
+        match crate::lower::names::closest(name, names.iter().copied()) {
+            Some(near) => format!("unknown scheme `{name}` (did you mean `{near}`?)"),
+            None => format!(
+                "unknown scheme `{name}`; available schemes: {}",
+                names.join(", ")
+            ),
+        }
     }
 
     pub fn family(self) -> Family {
         self.entry.family
     }
 
-    /// The named blocks of one step's unknowns for `model`, per-stage blocks numbered
+    /// The named blocks of one step's unknowns for `model`, repeated blocks numbered
     /// from 1 (`V1`, `V2`, …).
     pub fn unknowns(self, model: &Model) -> Vec<(String, usize)> {
         let (d, m, k) = (
@@ -224,10 +287,10 @@ impl SchemeKind {
             model.n_velocity_constraints(),
         );
         let mut blocks = Vec::new();
-        for (name, size, per_stage) in (self.entry.unknowns)(d, m, k) {
-            match (per_stage, self.stages) {
-                (true, Some(s)) => blocks.extend((1..=s).map(|i| (format!("{name}{i}"), size))),
-                _ => blocks.push((name.to_string(), size)),
+        for (name, size, repeated) in (self.entry.unknowns)(d, m, k) {
+            match repeated.and_then(|param| self.count(param)) {
+                Some(s) => blocks.extend((1..=s).map(|i| (format!("{name}{i}"), size))),
+                None => blocks.push((name.to_string(), size)),
             }
         }
         blocks
@@ -273,33 +336,286 @@ impl SchemeKind {
         self.entry.model
     }
 
-    /// Every scheme of the catalogue (stage counts left open).
+    /// Every scheme of the catalogue (parameters left open).
     pub fn all() -> impl Iterator<Item = SchemeKind> {
         CATALOGUE.iter().map(|entry| SchemeKind {
             entry,
-            stages: None,
+            args: [None; MAX_PARAMS],
         })
     }
+}
+
+/// [`SchemeKind::resolve`] over a given catalogue (the unit tests read one with several
+/// parameters, which no scheme has yet).
+fn resolve(
+    catalogue: &'static [Entry],
+    choices: &[(&str, &[&'static str])],
+    name: &str,
+    given: &[Given],
+) -> Result<SchemeKind, SchemeError> {
+    let entry = catalogue
+        .iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| SchemeError::at(None, SchemeKind::unknown(catalogue, name)))?;
+    let params = entry.params;
+    let options = |set: &str| -> &[&'static str] {
+        choices.iter().find(|(s, _)| *s == set).map_or(&[], |c| c.1)
+    };
+    let written = |given: &[Given]| {
+        let values: Vec<_> = given
+            .iter()
+            .map(|g| match g {
+                Given::Count(n) => n.to_string(),
+                Given::Name(s) => s.clone(),
+            })
+            .collect();
+        format!("`{name}({})`", values.join(", "))
+    };
+    let example = || {
+        let values: Vec<_> = params
+            .iter()
+            .map(|p| match p.kind {
+                ParamKind::Count { lo, hi } => (lo + 1).min(hi).to_string(),
+                ParamKind::Choice { set } => options(set).first().unwrap_or(&"?").to_string(),
+            })
+            .collect();
+        format!("`{name}({})`", values.join(", "))
+    };
+    let single_stage_count =
+        matches!(params, [p] if p.name == "S" && matches!(p.kind, ParamKind::Count { .. }));
+    if params.is_empty() && !given.is_empty() {
+        return Err(SchemeError::at(
+            None,
+            format!("scheme `{name}` takes no parameters"),
+        ));
+    }
+    if given.is_empty() && !params.is_empty() {
+        let message = if single_stage_count {
+            format!("`{name}` needs a stage count, e.g. {}", example())
+        } else {
+            format!(
+                "`{name}` needs {} parameters ({}), e.g. {}",
+                params.len(),
+                describe(params, &options),
+                example()
+            )
+        };
+        return Err(SchemeError::at(None, message));
+    }
+    if given.len() != params.len() {
+        let noun = if params.len() == 1 {
+            "parameter"
+        } else {
+            "parameters"
+        };
+        return Err(SchemeError::at(
+            None,
+            format!(
+                "{}: `{name}` takes {} {noun} ({}), e.g. {}",
+                written(given),
+                params.len(),
+                describe(params, &options),
+                example()
+            ),
+        ));
+    }
+    assert!(
+        params.len() <= MAX_PARAMS,
+        "catalogue: more than {MAX_PARAMS} parameters"
+    );
+    let mut args = [None; MAX_PARAMS];
+    for (i, (param, value)) in params.iter().zip(given).enumerate() {
+        let refuse = |message: String| Err(SchemeError::at(Some(i), message));
+        args[i] = Some(match (param.kind, value) {
+            (ParamKind::Count { lo, hi }, Given::Count(n)) if (lo..=hi).contains(n) => {
+                Arg::Count(*n)
+            }
+            (ParamKind::Count { lo, hi }, Given::Count(_)) if single_stage_count => {
+                return refuse(format!(
+                    "{}: the stage count must be in {lo}..={hi}",
+                    written(given)
+                ))
+            }
+            (ParamKind::Count { lo, hi }, Given::Count(_)) => {
+                return refuse(format!(
+                    "{}: parameter `{}` must be in {lo}..={hi}",
+                    written(given),
+                    param.name
+                ))
+            }
+            (ParamKind::Count { lo, hi }, Given::Name(_)) => {
+                return refuse(format!(
+                    "{}: parameter `{}` is an integer in {lo}..={hi}",
+                    written(given),
+                    param.name
+                ))
+            }
+            (ParamKind::Choice { set }, Given::Name(s)) => {
+                let options = options(set);
+                match options.iter().find(|o| **o == s.as_str()) {
+                    Some(option) => Arg::Choice(option),
+                    None => {
+                        let hint = match crate::lower::names::closest(s, options.iter().copied()) {
+                            Some(near) => format!("did you mean `{near}`?"),
+                            None => format!("one of {}", options.join(", ")),
+                        };
+                        return refuse(format!(
+                            "{}: `{s}` is not a `{set}` ({hint})",
+                            written(given)
+                        ));
+                    }
+                }
+            }
+            (ParamKind::Choice { set }, Given::Count(_)) => {
+                return refuse(format!(
+                    "{}: parameter `{}` is a `{set}`, one of {}",
+                    written(given),
+                    param.name,
+                    options(set).join(", ")
+                ))
+            }
+        });
+    }
+    Ok(SchemeKind { entry, args })
+}
+
+/// `S in 2..=10, R: Gauss or Lobatto`.
+fn describe<'a>(params: &[Param], options: &dyn Fn(&str) -> &'a [&'static str]) -> String {
+    let each: Vec<_> = params
+        .iter()
+        .map(|p| match p.kind {
+            ParamKind::Count { lo, hi } => format!("{} in {lo}..={hi}", p.name),
+            ParamKind::Choice { set } => format!("{}: {}", p.name, options(set).join(" or ")),
+        })
+        .collect();
+    each.join(", ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn given(name: &str, args: &[Given]) -> Result<SchemeKind, SchemeError> {
+        SchemeKind::resolve(name, args)
+    }
+
     /// The messages read the catalogue: a near miss names the scheme meant, a far one
     /// lists every scheme (not pinned by trybuild, which would need an edit per scheme).
     #[test]
     fn unknown_names_point_to_the_catalogue() {
-        let near = SchemeKind::from_name("GglEM", None).unwrap_err();
-        assert_eq!(near, "unknown scheme `GglEM` (did you mean `GglEm`?)");
-        let far = SchemeKind::from_name("RungeKutta4", None).unwrap_err();
+        let near = given("GglEM", &[]).unwrap_err();
+        assert_eq!(
+            near.message,
+            "unknown scheme `GglEM` (did you mean `GglEm`?)"
+        );
+        let far = given("RungeKutta4", &[]).unwrap_err().message;
         for entry in CATALOGUE {
             assert!(far.contains(entry.name), "{far}");
         }
-        assert!(SchemeKind::from_name("LobattoIIIAIIIB", None).is_err());
-        assert!(SchemeKind::from_name("LobattoIIIAIIIB", Some(1)).is_err());
-        assert!(SchemeKind::from_name("GglEm", Some(3)).is_err());
-        let s3 = SchemeKind::from_name("LobattoIIIAIIIB", Some(3)).expect("in range");
-        assert_eq!((s3.name(), s3.stages), ("LobattoIIIAIIIB", Some(3)));
+        assert!(given("LobattoIIIAIIIB", &[]).is_err());
+        assert!(given("LobattoIIIAIIIB", &[Given::Count(1)]).is_err());
+        let em = given("GglEm", &[Given::Count(3)]).unwrap_err();
+        assert_eq!(em.message, "scheme `GglEm` takes no parameters");
+        let s3 = given("LobattoIIIAIIIB", &[Given::Count(3)]).expect("in range");
+        assert_eq!((s3.name(), s3.stages()), ("LobattoIIIAIIIB", Some(3)));
+        let two = given("LobattoIIIAIIIB", &[Given::Count(3), Given::Count(2)]).unwrap_err();
+        assert_eq!(
+            two.message,
+            "`LobattoIIIAIIIB(3, 2)`: `LobattoIIIAIIIB` takes 1 parameter (S in 2..=10), e.g. `LobattoIIIAIIIB(3)`"
+        );
+    }
+
+    /// No scheme has more parameters than [`SchemeKind`] keeps.
+    #[test]
+    fn the_catalogue_fits_the_kind() {
+        assert!(CATALOGUE.iter().all(|e| e.params.len() <= MAX_PARAMS));
+    }
+
+    /// The reader and the checks on a catalogue with several parameters and a named
+    /// choice, as a scheme of seed 003 would declare them: `Example(4, 2, Gauss)`.
+    mod several_parameters {
+        use super::super::*;
+
+        catalogue! {
+            sizes(d, m, k);
+            choices { Rule { Gauss, Lobatto } }
+
+            /// A scheme with three parameters.
+            Example<S in 1..=6, W in 1..=6, R in Rule> {
+                marker: unit,
+                label: "example",
+                family: Prk,
+                source: "none",
+                equations: "(0)",
+                unknowns: [V[S]: d, Lambda[W]: m, v1: d],
+                order: { q: 2 * S, p: 2 * S, multipliers: Some(W) },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Regular, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: true,
+                note: "none",
+            }
+        }
+
+        fn example(args: &[Given]) -> Result<SchemeKind, SchemeError> {
+            resolve(CATALOGUE, CHOICES, "Example", args)
+        }
+        use Given::{Count as C, Name as N};
+        fn n(s: &str) -> Given {
+            N(s.to_owned())
+        }
+
+        #[test]
+        fn every_parameter_is_read_and_checked() {
+            let kind = example(&[C(4), C(2), n("Gauss")]).expect("admissible");
+            let args: Vec<Arg> = kind.args().collect();
+            assert_eq!(args, [Arg::Count(4), Arg::Count(2), Arg::Choice("Gauss")]);
+            assert_eq!((kind.stages(), kind.count("W")), (Some(4), Some(2)));
+            let blocks: Vec<usize> = (kind.entry.unknowns)(3, 1, 0).iter().map(|b| b.1).collect();
+            assert_eq!(blocks, [3, 1, 3]);
+            assert_ne!(kind, example(&[C(4), C(2), n("Lobatto")]).unwrap());
+
+            let error = |args: &[Given]| example(args).unwrap_err();
+            assert_eq!(
+                error(&[C(4), C(2), n("Gaus")]),
+                SchemeError::at(
+                    Some(2),
+                    "`Example(4, 2, Gaus)`: `Gaus` is not a `Rule` (did you mean `Gauss`?)".into()
+                )
+            );
+            assert_eq!(
+                error(&[C(4), C(2), n("Radau")]).message,
+                "`Example(4, 2, Radau)`: `Radau` is not a `Rule` (one of Gauss, Lobatto)"
+            );
+            assert_eq!(
+                error(&[C(4), C(7), n("Gauss")]),
+                SchemeError::at(
+                    Some(1),
+                    "`Example(4, 7, Gauss)`: parameter `W` must be in 1..=6".into()
+                )
+            );
+            assert_eq!(
+                error(&[n("Gauss"), C(2), n("Gauss")]).message,
+                "`Example(Gauss, 2, Gauss)`: parameter `S` is an integer in 1..=6"
+            );
+            assert_eq!(
+                error(&[C(4), C(2), C(3)]).message,
+                "`Example(4, 2, 3)`: parameter `R` is a `Rule`, one of Gauss, Lobatto"
+            );
+            assert_eq!(
+                error(&[C(4), C(2)]),
+                SchemeError::at(
+                    None,
+                    "`Example(4, 2)`: `Example` takes 3 parameters (S in 1..=6, W in 1..=6, \
+                     R: Gauss or Lobatto), e.g. `Example(2, 2, Gauss)`"
+                        .into()
+                )
+            );
+            assert_eq!(
+                error(&[]).message,
+                "`Example` needs 3 parameters (S in 1..=6, W in 1..=6, R: Gauss or Lobatto), \
+                 e.g. `Example(2, 2, Gauss)`"
+            );
+        }
     }
 }

@@ -89,6 +89,96 @@ pub struct BlockSpec {
     pub per_stage: Option<&'static str>,
 }
 
+/// A parameter of a scheme, as the catalogue declares it: `S in 2..=10`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Its name, e.g. `S`.
+    pub name: &'static str,
+    /// The values `model!` accepts.
+    pub kind: ParamKind,
+}
+
+/// The values a scheme parameter takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// An integer in `lo..=hi` (a stage count, a polynomial degree): a const generic
+    /// `usize` of the marker.
+    Count {
+        /// The least value.
+        lo: usize,
+        /// The greatest value.
+        hi: usize,
+    },
+    /// One of the named choices of the set `set` (its options are listed in
+    /// [`CHOICES`](crate::schemes::CHOICES)): a type parameter of the marker, bounded by
+    /// the set's trait.
+    Choice {
+        /// The set's name, e.g. `Quadrature`.
+        set: &'static str,
+    },
+}
+
+/// The value of one parameter of a scheme instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// An integer parameter's value.
+    Count(usize),
+    /// A named choice, e.g. `Gauss`.
+    Choice(&'static str),
+}
+
+impl core::fmt::Display for Arg {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Count(n) => write!(f, "{n}"),
+            Self::Choice(name) => f.write_str(name),
+        }
+    }
+}
+
+/// A named choice of a scheme parameter: a unit type of [`livens::schemes`](crate::schemes)
+/// generated from the catalogue's `choices` (e.g. `Gauss` of `Quadrature`), implementing
+/// its set's trait.
+pub trait Choice: Copy + Default + core::fmt::Debug + Eq + 'static {
+    /// The choice's name as `model!` reads it.
+    const NAME: &'static str;
+}
+
+/// Stands for every choice in the rows of [`CATALOGUE`](crate::schemes::CATALOGUE),
+/// which do not depend on the parameters' values; it implements every set's trait, but
+/// `model!` never names it, so no step is built with it.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Unchosen;
+
+impl Choice for Unchosen {
+    const NAME: &'static str = "_";
+}
+
+/// A scheme instance's name as `model!` writes it: `GglEm`, `LobattoIIIAIIIB(3)`,
+/// `Name(4, 2, Gauss)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstanceName {
+    /// The marker's name.
+    pub name: &'static str,
+    /// Its parameters' values.
+    pub args: &'static [Arg],
+}
+
+impl core::fmt::Display for InstanceName {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name)?;
+        if let Some((first, rest)) = self.args.split_first() {
+            write!(f, "({first}")?;
+            for arg in rest {
+                write!(f, ", {arg}")?;
+            }
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
 /// Orders as the catalogue writes them, for schemes whose orders depend on a parameter
 /// (`2 * S - 2`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,9 +206,9 @@ pub struct Entry {
     pub source: &'static str,
     /// The paper's equation numbers.
     pub equations: &'static str,
-    /// The stage-count parameter's name and the counts `model!` accepts, for schemes
-    /// written `Name(s)`.
-    pub stages: Option<(&'static str, usize, usize)>,
+    /// The scheme's parameters, in order (`S in 2..=10` for the Lobatto families):
+    /// a scheme with parameters is written `Name(3)`, `Name(4, 2, Gauss)` in `model!`.
+    pub params: &'static [Param],
     /// The blocks of the unknowns of one step, in order.
     pub unknowns: &'static [BlockSpec],
     /// Convergence orders, as written.
@@ -145,8 +235,17 @@ pub trait SchemeInfo {
     const NAME: &'static str = Self::ENTRY.name;
     /// Short label used in the papers and on the command line, e.g. `EM`.
     const LABEL: &'static str = Self::ENTRY.label;
-    /// The stage count of this instance, for a scheme written `Name(s)`.
-    const STAGES: Option<usize> = None;
+    /// The values of this instance's parameters, in the order of
+    /// [`Entry::params`]; empty for a scheme without.
+    const ARGS: &'static [Arg] = &[];
+    /// The stage count of this instance: its first integer parameter (`S` of the Lobatto
+    /// families), if it has one.
+    const STAGES: Option<usize> = first_count(Self::ARGS);
+    /// The instance's name as `model!` writes it, e.g. `LobattoIIIAIIIB(3)`.
+    const INSTANCE: InstanceName = InstanceName {
+        name: Self::ENTRY.name,
+        args: Self::ARGS,
+    };
     /// Convergence orders stated by the paper (and measured by the tests), for this
     /// instance of the scheme (its stage count filled in).
     const ORDER: Orders;
@@ -154,4 +253,16 @@ pub trait SchemeInfo {
     const CONSERVES_ENERGY: bool = matches!(Self::ENTRY.energy, Energy::Exact);
     /// Whether the scheme is symplectic.
     const SYMPLECTIC: bool = Self::ENTRY.symplectic;
+}
+
+/// The first integer among `args`.
+const fn first_count(args: &[Arg]) -> Option<usize> {
+    let mut i = 0;
+    while i < args.len() {
+        if let Arg::Count(n) = args[i] {
+            return Some(n);
+        }
+        i += 1;
+    }
+    None
 }

@@ -1,9 +1,10 @@
 //! Scheme markers: one type per integrator, carrying its documentation and its
 //! catalogue entry ([`SchemeInfo`]); schemes with coefficients carry them as values,
-//! schemes with a stage count as a const parameter. The discrete equations are emitted
+//! schemes with parameters as generics (a stage count as a const parameter, a named
+//! choice as a type of this module). The discrete equations are emitted
 //! by `model!` (symbolic families) or assembled by [`families`](crate::families).
 //!
-//! Every scheme is declared once, in `schemes/catalogue.rs`; the markers, their
+//! Every scheme is declared once, in the `livens-catalogue` crate; the markers, their
 //! [`SchemeInfo`] and [`CATALOGUE`] are generated from it here, the macro's checks and
 //! dispatch in `livens-macros`. [`CATALOGUE`] lists them all with their unknowns,
 //! orders, properties and requirements; the README's table is rendered from it.
@@ -13,17 +14,24 @@ pub mod info;
 pub use ggl_theta::{GglThetaA, GglThetaB};
 use info::{
     BlockSpec, ConstraintSupport, Energy, Entry, MassRequirement, ModelRequirement, OrderText,
-    Orders, Requirements, SchemeInfo,
+    Orders, Param, ParamKind, Requirements, SchemeInfo,
 };
 
-/// Reads the catalogue: a marker struct per `unit` entry, a [`SchemeInfo`] impl and a
-/// [`CATALOGUE`] row per entry. The `template` field is the macro crate's.
+/// Reads the catalogue (`livens_catalogue`): a trait and a unit type per named choice, a
+/// marker struct per `unit` entry, a [`SchemeInfo`] impl and a [`CATALOGUE`] row per
+/// entry. The `template` field is the macro crate's.
+///
+/// A scheme's parameters become the marker's generics in order: an integer range a
+/// `const usize`, a choice a type parameter bounded by its set's trait. Generic lists
+/// cannot be written by a macro call, so `@generics` builds them one parameter at a
+/// time (the declaration, the use, the values) before `@emit` writes the items.
 macro_rules! catalogue {
     (
         sizes($d:ident, $m:ident, $k:ident);
+        choices { $($set:ident { $($option:ident),+ $(,)? })* }
         $(
             $(#[doc = $doc:literal])*
-            $name:ident $(<$stages:ident in $lo:literal ..= $hi:literal>)? {
+            $name:ident $(< $($param:ident in $($lo:literal ..= $hi:literal)? $($pset:ident)?),+ >)? {
                 marker: $marker:ident,
                 label: $label:literal,
                 family: $family:ident,
@@ -45,56 +53,78 @@ macro_rules! catalogue {
             }
         )+
     ) => {
+        $(catalogue!(@choices $set [$($option)+]);)*
+
+        /// Every set of named choices a scheme parameter ranges over, with its options.
+        pub const CHOICES: &[(&str, &[&str])] = &[$((stringify!($set), &[$(stringify!($option)),+])),*];
+
         $(
-            catalogue!(@marker $marker [$($doc)*] $name [$($stages)?]);
-            catalogue!(@info $name [$($stages)?] [$oq, $op, $olk $(($ol))?] Entry {
-                name: stringify!($name),
-                label: $label,
-                family: stringify!($family),
-                source: $source,
-                equations: $equations,
-                stages: catalogue!(@stages $($stages $lo $hi)?),
-                unknowns: &[$(BlockSpec {
-                    name: stringify!($block),
-                    size: stringify!($size),
-                    per_stage: catalogue!(@per_stage $($per_stage)?),
-                }),+],
-                order: OrderText {
-                    q: stringify!($oq),
-                    p: stringify!($op),
-                    multipliers: catalogue!(@order_text $olk $(($ol))?),
-                },
-                energy: Energy::$energy,
-                symplectic: $symplectic,
-                requires: Requirements {
-                    mass: MassRequirement::$mass,
-                    constraints: ConstraintSupport::$constraints,
-                    model: ModelRequirement::$model_req,
-                    forces: $forces,
-                },
-                constraints_at_nodes: $at_nodes,
-                note: $note,
-            });
+            catalogue!(@scheme [$marker] [$($doc)*] $name
+                [$($( ($param [$($lo $hi)?] [$($pset)?]) )+)?]
+                [$oq, $op, $olk $(($ol))?]
+                Entry {
+                    name: stringify!($name),
+                    label: $label,
+                    family: stringify!($family),
+                    source: $source,
+                    equations: $equations,
+                    params: &[$($(catalogue!(@param $param [$($lo $hi)?] [$($pset)?])),+)?],
+                    unknowns: &[$(BlockSpec {
+                        name: stringify!($block),
+                        size: stringify!($size),
+                        per_stage: catalogue!(@per_stage $($per_stage)?),
+                    }),+],
+                    order: OrderText {
+                        q: stringify!($oq),
+                        p: stringify!($op),
+                        multipliers: catalogue!(@order_text $olk $(($ol))?),
+                    },
+                    energy: Energy::$energy,
+                    symplectic: $symplectic,
+                    requires: Requirements {
+                        mass: MassRequirement::$mass,
+                        constraints: ConstraintSupport::$constraints,
+                        model: ModelRequirement::$model_req,
+                        forces: $forces,
+                    },
+                    constraints_at_nodes: $at_nodes,
+                    note: $note,
+                }
+            );
         )+
 
         /// Every scheme of the catalogue, in declaration order.
-        pub const CATALOGUE: &[&Entry] = &[$(<catalogue!(@instance $name [$($stages $lo)?])
-            as SchemeInfo>::ENTRY),+];
+        pub const CATALOGUE: &[&Entry] = &[$(<catalogue!(@instance $name []
+            $($( ($param [$($lo $hi)?] [$($pset)?]) )+)?) as SchemeInfo>::ENTRY),+];
     };
 
-    (@marker unit [$($doc:literal)*] $name:ident []) => {
-        $(#[doc = $doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-        pub struct $name;
+    // A set of named choices: its trait, and a unit type per option.
+    (@choices $set:ident [$($option:ident)+]) => {
+        #[doc = concat!("The named choices `", stringify!($set), "` of a scheme parameter: ",
+            $("`", stringify!($option), "` ",)+ ".")]
+        pub trait $set: info::Choice {}
+        impl $set for info::Unchosen {}
+        $(
+            #[doc = concat!("The choice `", stringify!($option), "` of [`", stringify!($set), "`].")]
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+            pub struct $option;
+            impl info::Choice for $option {
+                const NAME: &'static str = stringify!($option);
+            }
+            impl $set for $option {}
+        )+
     };
-    (@marker unit [$($doc:literal)*] $name:ident [$stages:ident]) => {
-        $(#[doc = $doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-        pub struct $name<const $stages: usize>;
-    };
-    (@marker defined [$($doc:literal)*] $name:ident [$($stages:ident)?]) => {};
 
-    (@info $name:ident [] [$oq:expr, $op:expr, $olk:ident $(($ol:expr))?] $entry:expr) => {
+    (@param $param:ident [$lo:literal $hi:literal] []) => {
+        Param { name: stringify!($param), kind: ParamKind::Count { lo: $lo, hi: $hi } }
+    };
+    (@param $param:ident [] [$set:ident]) => {
+        Param { name: stringify!($param), kind: ParamKind::Choice { set: stringify!($set) } }
+    };
+
+    // A scheme without parameters.
+    (@scheme [$marker:ident] [$($doc:literal)*] $name:ident [] [$oq:expr, $op:expr, $olk:ident $(($ol:expr))?] $entry:expr) => {
+        catalogue!(@marker $marker [$($doc)*] $name [] [] []);
         impl SchemeInfo for $name {
             const ENTRY: &'static Entry = &$entry;
             const ORDER: Orders = Orders {
@@ -104,11 +134,33 @@ macro_rules! catalogue {
             };
         }
     };
-    // The orders are expressions in the stage count, a `usize`.
-    (@info $name:ident [$stages:ident] [$oq:expr, $op:expr, $olk:ident $(($ol:expr))?] $entry:expr) => {
-        impl<const $stages: usize> SchemeInfo for $name<$stages> {
+    (@scheme [$marker:ident] [$($doc:literal)*] $name:ident [$($params:tt)+] $orders:tt $entry:expr) => {
+        catalogue!(@generics [$marker] [$($doc)*] $name $orders $entry; [] [] [] []; $($params)+);
+    };
+
+    // The generics one parameter at a time: [declaration] [use] [values] [choice types].
+    (@generics $marker:tt $docs:tt $name:ident $orders:tt $entry:expr;
+        [$($decl:tt)*] [$($use:tt)*] [$($args:tt)*] [$($choice:tt)*];
+        ($param:ident [$lo:literal $hi:literal] []) $($rest:tt)*) => {
+        catalogue!(@generics $marker $docs $name $orders $entry;
+            [$($decl)* const $param: usize,] [$($use)* $param,]
+            [$($args)* info::Arg::Count($param),] [$($choice)*]; $($rest)*);
+    };
+    (@generics $marker:tt $docs:tt $name:ident $orders:tt $entry:expr;
+        [$($decl:tt)*] [$($use:tt)*] [$($args:tt)*] [$($choice:tt)*];
+        ($param:ident [] [$set:ident]) $($rest:tt)*) => {
+        catalogue!(@generics $marker $docs $name $orders $entry;
+            [$($decl)* $param: $set,] [$($use)* $param,]
+            [$($args)* info::Arg::Choice(<$param as info::Choice>::NAME),] [$($choice)* $param,]; $($rest)*);
+    };
+    // The orders are expressions in the integer parameters, `usize`s.
+    (@generics [$marker:ident] [$($doc:literal)*] $name:ident
+        [$oq:expr, $op:expr, $olk:ident $(($ol:expr))?] $entry:expr;
+        [$($decl:tt)*] [$($use:tt)*] [$($args:tt)*] [$($choice:tt)*];) => {
+        catalogue!(@marker $marker [$($doc)*] $name [$($decl)*] [$($use)*] [$($choice)*]);
+        impl<$($decl)*> SchemeInfo for $name<$($use)*> {
             const ENTRY: &'static Entry = &$entry;
-            const STAGES: Option<usize> = Some($stages);
+            const ARGS: &'static [info::Arg] = &[$($args)*];
             const ORDER: Orders = Orders {
                 q: ($oq) as u32,
                 p: ($op) as u32,
@@ -117,16 +169,124 @@ macro_rules! catalogue {
         }
     };
 
-    (@instance $name:ident []) => { $name };
-    (@instance $name:ident [$stages:ident $lo:literal]) => { $name<$lo> };
-    (@stages) => { None };
-    (@stages $stages:ident $lo:literal $hi:literal) => {
-        Some((stringify!($stages), $lo, $hi))
+    (@marker unit [$($doc:literal)*] $name:ident [] [] []) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $name;
     };
+    (@marker unit [$($doc:literal)*] $name:ident [$($decl:tt)+] [$($use:tt)+] []) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $name<$($decl)+>;
+    };
+    // With choices, the struct holds their types as a `PhantomData` and is built by
+    // `Default` (`Name::<4, 2, Gauss>::default()`).
+    (@marker unit [$($doc:literal)*] $name:ident [$($decl:tt)+] [$($use:tt)+] [$($choice:tt)+]) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $name<$($decl)+>(core::marker::PhantomData<fn() -> ($($choice)+)>);
+    };
+    (@marker defined [$($doc:literal)*] $name:ident $decl:tt $use:tt $choice:tt) => {};
+
+    // The instance whose row `CATALOGUE` reads: each integer at its least value, each
+    // choice `Unchosen`.
+    (@instance $name:ident []) => { $name };
+    (@instance $name:ident [$($acc:tt)+]) => { $name<$($acc)+> };
+    (@instance $name:ident [$($acc:tt)*] ($param:ident [$lo:literal $hi:literal] []) $($rest:tt)*) => {
+        catalogue!(@instance $name [$($acc)* $lo,] $($rest)*)
+    };
+    (@instance $name:ident [$($acc:tt)*] ($param:ident [] [$set:ident]) $($rest:tt)*) => {
+        catalogue!(@instance $name [$($acc)* info::Unchosen,] $($rest)*)
+    };
+
     (@per_stage) => { None };
     (@per_stage $per_stage:ident) => { Some(stringify!($per_stage)) };
     (@order_text None) => { None };
     (@order_text Some($ol:expr)) => { Some(stringify!($ol)) };
 }
 
-include!("catalogue.rs");
+livens_catalogue::with_catalogue!(catalogue);
+
+/// The reader on a catalogue with a named choice and several parameters, which no scheme
+/// has yet: the markers, their generics and their rows as a scheme of seed 003 would get
+/// them.
+#[cfg(test)]
+mod several_parameters {
+    mod example {
+        use crate::schemes::info::{
+            self, BlockSpec, ConstraintSupport, Energy, Entry, MassRequirement, ModelRequirement,
+            OrderText, Orders, Param, ParamKind, Requirements, SchemeInfo,
+        };
+        catalogue! {
+            sizes(d, m, k);
+            choices { Rule { Gauss, Lobatto } }
+
+            /// A scheme with three parameters.
+            Example<S in 1..=6, W in 1..=6, R in Rule> {
+                marker: unit,
+                label: "example",
+                family: Prk,
+                source: "none",
+                equations: "(0)",
+                unknowns: [V[S]: d, Lambda[W]: m],
+                order: { q: 2 * S, p: 2 * S, multipliers: Some(W) },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Regular, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: true,
+                note: "none",
+            }
+
+            /// A scheme without.
+            Plain {
+                marker: unit,
+                label: "plain",
+                family: Ggl,
+                source: "none",
+                equations: "(0)",
+                unknowns: [q1: d],
+                order: { q: 1, p: 1, multipliers: None },
+                energy: Drifts,
+                symplectic: false,
+                requires: { mass: Constant, constraints: Unconstrained, model: Any, forces: false },
+                constraints_at_nodes: false,
+                note: "none",
+            }
+        }
+    }
+    use super::info::{Arg, ParamKind, SchemeInfo};
+    use example::{Example, Gauss, Lobatto, Plain, CATALOGUE, CHOICES};
+
+    #[test]
+    fn markers_rows_and_names_carry_every_parameter() {
+        type E = Example<4, 2, Gauss>;
+        assert_eq!(
+            E::ARGS,
+            &[Arg::Count(4), Arg::Count(2), Arg::Choice("Gauss")]
+        );
+        assert_eq!(E::STAGES, Some(4));
+        assert_eq!((E::ORDER.q, E::ORDER.multipliers), (8, Some(2)));
+        extern crate alloc;
+        use alloc::string::ToString;
+        assert_eq!(E::INSTANCE.to_string(), "Example(4, 2, Gauss)");
+        assert_eq!(
+            <Example<3, 1, Lobatto>>::INSTANCE.to_string(),
+            "Example(3, 1, Lobatto)"
+        );
+        assert_eq!(Plain::INSTANCE.to_string(), "Plain");
+        assert_eq!(Plain::STAGES, None);
+        assert_eq!(E::default(), E::default());
+        assert_eq!(CHOICES, &[("Rule", &["Gauss", "Lobatto"][..])]);
+        assert_eq!(CATALOGUE.len(), 2);
+        let kinds: [ParamKind; 3] = core::array::from_fn(|i| CATALOGUE[0].params[i].kind);
+        assert_eq!(
+            kinds,
+            [
+                ParamKind::Count { lo: 1, hi: 6 },
+                ParamKind::Count { lo: 1, hi: 6 },
+                ParamKind::Choice { set: "Rule" }
+            ]
+        );
+        assert!(CATALOGUE[1].params.is_empty());
+    }
+}

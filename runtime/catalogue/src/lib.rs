@@ -1,0 +1,651 @@
+//! The scheme catalogue of livens: every scheme it offers, declared once, as data.
+//!
+//! Both `livens-runtime` and `livens-macros` read it, each with a `macro_rules!` reader
+//! of its own that takes the fields it needs and ignores the rest:
+//!
+//! ```text
+//! macro_rules! catalogue { (sizes($d:ident, $m:ident, $k:ident); choices { … } …) => { … } }
+//! livens_catalogue::with_catalogue!(catalogue);
+//! ```
+//!
+//! From it are generated, never hand-kept: the marker types and their rustdoc,
+//! `SchemeInfo`, `livens::schemes::CATALOGUE` (runtime), the macro's scheme names and
+//! their parameters, requirement checks and template dispatch (macro). The README's
+//! scheme table is checked against it (`tests/catalogue.rs`). It is a crate of its own,
+//! rather than a file both crates `include!`, so that each crate reads it without
+//! reaching outside its own folder and each can be packaged. The tokens of a `template:`
+//! field name functions of the macro crate: the reader resolves them where it is
+//! invoked, as `macro_rules!` resolves paths.
+//!
+//! # Grammar
+//!
+//! `sizes(d, m, k);` names the model's sizes the `unknowns` use. `choices { Set { A, B } … }`
+//! declares the named choices a scheme parameter may range over (none yet; a scheme
+//! with a quadrature rule would declare `Quadrature { Gauss, Lobatto }`). Then one entry
+//! per scheme; adding a scheme is one entry here and its template (a symbolic family) or
+//! nothing (an assembled family). Fields, in this order:
+//!
+//! - doc comment: the marker's rustdoc, with the paper's equations;
+//! - `Name`, or `Name<P in …, …>` for a scheme with parameters, each an integer range
+//!   (`S in 2..=10`) or a named choice (`R in Quadrature`). A scheme with parameters is
+//!   written `Name(3)`, `Name(4, 2, Gauss)` in `model!` and `Name<3>`, `Name<4, 2, Gauss>`
+//!   in Rust (a choice is a type of `livens::schemes`);
+//! - `marker`: `unit` (the struct is generated from the entry) or `defined` (a struct
+//!   with run-time coefficients, written in the runtime's `schemes/` module);
+//! - `label`, `family` (`Ggl`: symbolic template, Newton on its `DiscreteSystem`; `Prk`:
+//!   assembled from point kernels), `source`, `equations`;
+//! - `unknowns`: the blocks of one step's unknowns with their sizes in `d` (coordinates),
+//!   `m` (holonomic constraints) and `k` (the velocity-level constraints a nonholonomic
+//!   scheme integrates: the nonholonomic ones, and in a model that also has holonomic
+//!   ones their velocity forms `G(q) v = 0`, so `k + m`); `V[S]: d` is one block `Vᵢ` of
+//!   size `d` for each `i` up to the integer parameter `S`;
+//! - `order` in `q`, `p` and the multipliers (`None`: none, or not stated and not
+//!   measured), expressions in the integer parameters if there are any;
+//! - `energy` (`Exact`, `Oscillates`, `Drifts`), `symplectic`;
+//! - `requires`: `mass` (`Constant`, `Regular`, `Any`), `constraints` (`Unconstrained`,
+//!   `Holonomic`, `Nonholonomic`), `model` (`Any`; `OneQuaternion`: one `Quat` with its
+//!   unit norm only; `RigidBody`: that, with the kinetic energy `½ Ω·J₀Ω`) and `forces`
+//!   (whether the template adds the `forces` block's term; `model!` refuses a forced
+//!   model otherwise);
+//! - `constraints_at_nodes`: whether `g(q) = 0` is one of its equations at the nodes
+//!   (`false` for schemes without constraints);
+//! - `note`: where the constraints hold, what to watch for (one line, for the README);
+//! - `template` (symbolic families only): the function in the macro crate's `schemes/`
+//!   that builds the step equations from the model, its quantities and the unknowns'
+//!   blocks (`Inputs`).
+#![no_std]
+#![forbid(unsafe_code)]
+
+/// Invokes the macro `$reader` with the whole catalogue (grammar in the crate docs).
+#[macro_export]
+macro_rules! with_catalogue {
+    ($reader:ident) => {
+        $reader! {
+            sizes(d, m, k);
+            choices {}
+
+            /// First-order GGL variational integrator, "VI-S" (Kinon, Betsch, Schneider 2023,
+            /// Sect. 4.1, eq. (55); spec 000 §2.1), a generalisation of the symplectic Euler method:
+            ///
+            /// ```text
+            /// (55a) q¹ − q⁰ = h v⁰ + h M⁻¹ G(q̄)ᵀ γ¹,            q̄ = q⁰ + h v⁰
+            /// (55b) p¹ − p⁰ = h ∂L/∂q(q⁰, v⁰) − h G(q⁰)ᵀ λ⁰ − h T(q̄, γ¹) M⁻¹ p¹
+            /// (55c) ∂L/∂v(q⁰, v⁰) = (I + h T(q̄, γ¹) M⁻¹) p¹
+            /// (55d) 0 = g(q¹)
+            /// (55e) 0 = G(q̄) M⁻¹ p¹
+            /// ```
+            ///
+            /// with `T(q, γ) = Σ_k γ_k H_k(q)`. Unknowns `(q¹, p¹, v⁰, λ⁰, γ¹)`, `3d + 2m`.
+            ///
+            /// **Index quirk:** `v⁰`, the velocity of `[tⁿ, tⁿ⁺¹]`, is solved in the step n → n+1,
+            /// so after a step the state's `v` is the velocity of the interval that just ended; the
+            /// user's initial `v` only sets `p⁰` and the Newton guess.
+            ///
+            /// Properties: symplectic, momentum maps conserved, first order; energy oscillates.
+            /// `g = 0` at the nodes; the secondary constraint holds at `q̄`, so `G(qⁿ) M⁻¹ pⁿ` is
+            /// zero only for linear constraints and special cases such as the pendulum.
+            GglViS {
+                marker: unit,
+                label: "VI-S",
+                family: Ggl,
+                source: "Kinon, Betsch, Schneider 2023, Sect. 4.1; spec 000 §2.1",
+                equations: "(55)",
+                unknowns: [q1: d, p1: d, v0: d, lambda0: m, gamma1: m],
+                order: { q: 1, p: 1, multipliers: None },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: true,
+                note: "`g = 0` at nodes, `G M⁻¹ p = 0` at `q̄ = q⁰ + h v⁰` (at nodes for linear `g`); the state's `v` lags one step",
+                template: ggl_vi_s::template,
+            }
+
+            /// GGL variational integrator, one-stage θ-method with option A and θ = ½, "VI-A"
+            /// (Kinon, Betsch, Schneider 2023, Sect. 4.3.1, eq. (79); spec 000 §2.4):
+            ///
+            /// ```text
+            /// (79a) q¹ − q⁰ = h v¹ + h M⁻¹ G(q^θ)ᵀ γ
+            /// (79b) p¹ − p⁰ = h ∂L/∂q(q^θ, v¹) − h G(q^θ)ᵀ λ − h Σ_k γ_k H_k(q^θ) v¹
+            /// (79c) ∂L/∂v(q^θ, v¹) = θ p⁰ + (1 − θ) p¹
+            /// (79d) 0 = g(q^θ)
+            /// (79e) 0 = G(q^θ) v¹
+            /// ```
+            ///
+            /// with `q^θ = (1 − θ) q⁰ + θ q¹`. Unknowns `(q¹, p¹, v¹, λ, γ)`, `3d + 2m` equations.
+            /// `v¹` is the velocity of the interval `[tⁿ, tⁿ⁺¹]` and the multipliers belong to it.
+            ///
+            /// Properties: symplectic, momentum maps conserved, second order; energy not conserved
+            /// but bounded. Both constraint levels hold exactly at the midpoints `q^½`, not at the
+            /// nodes (except for linear constraints). Requires a constant mass matrix.
+            GglViA {
+                marker: unit,
+                label: "VI-A",
+                family: Ggl,
+                source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.1; spec 000 §2.4",
+                equations: "(79), θ = ½",
+                unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: false,
+                note: "`g = 0` and `G v = 0` at the midpoints, not at the nodes",
+                template: |model, inputs| ggl_theta::template(model, inputs, Coef::Const(0.5), Constraints::Intermediate),
+            }
+
+            /// GGL variational θ-method with option B, θ = 1 and ϑ = ½, "VI-B" (Kinon, Betsch,
+            /// Schneider 2023, Sect. 4.3.2, eq. (83); spec 000 §2.5):
+            ///
+            /// ```text
+            /// (83a) q¹ − q⁰ = h v¹ + h M⁻¹ G(q¹)ᵀ γ
+            /// (83b) p¹ − p⁰ = h ∂L/∂q(q¹, v¹) − (h/2)(G(q⁰) + G(q¹))ᵀ λ − h T(q¹, γ) v¹
+            /// (83c) ∂L/∂v(q¹, v¹) = p⁰ − (h/2) G(q⁰)ᵀ λ
+            /// (83d) 0 = g(q¹)
+            /// (83e) 0 = G(q¹) v¹
+            /// ```
+            ///
+            /// Unknowns `(q¹, p¹, v¹, λ, γ)`, `3d + 2m`. Properties: symplectic, momentum maps
+            /// conserved, first order. `g(qⁿ) = 0` and `G(qⁿ) vⁿ = 0` exactly, but `G M⁻¹ p ≠ 0`:
+            /// `pⁿ` belongs with `vⁿ⁺¹`. Its `λ` oscillates with period 2 around the physical
+            /// multiplier (spec 000 §2.5); do not compare it directly with other schemes'. For
+            /// θ = 1 its positions follow the VI-S recursion.
+            GglViB {
+                marker: unit,
+                label: "VI-B",
+                family: Ggl,
+                source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.2; spec 000 §2.5",
+                equations: "(83), θ = 1, ϑ = ½",
+                unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
+                order: { q: 1, p: 1, multipliers: None },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: true,
+                note: "`g = 0` and `G v = 0` at nodes (`G M⁻¹ p ≠ 0`); `λ` oscillates with period 2",
+                template: |model, inputs| {
+                    ggl_theta::template(model, inputs, Coef::Const(1.0), Constraints::Trapezoidal(Coef::Const(0.5)))
+                },
+            }
+
+            /// The θ-method with its coefficients at run time: see the struct's documentation.
+            GglThetaA {
+                marker: defined,
+                label: "VI-θA",
+                family: Ggl,
+                source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.1; spec 000 §2.3–2.4",
+                equations: "(76)–(79)",
+                unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
+                order: { q: 1, p: 1, multipliers: None },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: false,
+                note: "second order at θ = ½; `g = 0` and `G v = 0` at `q^θ`; stable only at θ = ½",
+                template: |model, inputs| {
+                    ggl_theta::template(model, inputs, Coef::Field("theta"), Constraints::Intermediate)
+                },
+            }
+
+            /// The θ-method with its coefficients at run time: see the struct's documentation.
+            GglThetaB {
+                marker: defined,
+                label: "VI-θB",
+                family: Ggl,
+                source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.2; spec 000 §2.5",
+                equations: "(76)–(82)",
+                unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
+                order: { q: 1, p: 1, multipliers: None },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: true,
+                note: "`g = 0` at nodes, `G v = 0` at `q^θ`; stable only for ϑ ≤ ½",
+                template: |model, inputs| {
+                    let trapezoidal = Constraints::Trapezoidal(Coef::Field("vartheta"));
+                    ggl_theta::template(model, inputs, Coef::Field("theta"), trapezoidal)
+                },
+            }
+
+            /// GGL energy–momentum scheme, "EM" (Kinon, Betsch, Schneider 2023, Sect. 5, eq. (84);
+            /// spec 000 §2.6), with the velocity eliminated as in the authors' code:
+            ///
+            /// ```text
+            /// (84a) q¹ − q⁰ = h M⁻¹ p^½ + h (𝖣_p gᵛ)ᵀ γ¹
+            /// (84b) p¹ − p⁰ = −h 𝖣V(q⁰,q¹) − h 𝖣g(q⁰,q¹)ᵀ λ¹ − h (𝖣_q gᵛ)ᵀ γ¹
+            /// (84d) 0 = g(q¹)
+            /// (84e) 0 = G(q¹) M⁻¹ p¹
+            /// ```
+            ///
+            /// Unknowns `(q¹, p¹, λ¹, γ¹)`, `2d + 2m` equations; `v¹ = M⁻¹ p¹` afterwards.
+            /// `x^½` is the arithmetic mean. For `V` and `g` of degree ≤ 2 the discrete gradients
+            /// `𝖣` are the midpoint gradients (exact directionality): `𝖣g = G(q^½)`,
+            /// `𝖣_p gᵛ = G(q^½) M⁻¹`, `(𝖣_q gᵛ)ᵀ γ = Σ_k γ_k H_k M⁻¹ p^½`. Other functions get
+            /// the Gonzalez formula (energy, not in general momentum maps), or the invariant-based
+            /// discrete gradient for terms written in declared invariants (both); the velocity
+            /// constraint `gᵛ = G M⁻¹ p` gets a partitioned discrete derivative in `(q, p)`.
+            ///
+            /// Properties: energy `H` conserved exactly, momentum maps conserved, `g` and
+            /// `G M⁻¹ p` exactly zero at every node; second order in `q` and `p`, first in `λ`; not
+            /// symplectic. Requires a constant mass matrix.
+            GglEm {
+                marker: unit,
+                label: "EM",
+                family: Ggl,
+                source: "Kinon, Betsch, Schneider 2023, Sect. 5; spec 000 §2.6",
+                equations: "(84)",
+                unknowns: [q1: d, p1: d, lambda1: m, gamma1: m],
+                order: { q: 2, p: 2, multipliers: Some(1) },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: true,
+                note: "`g = 0` and `G M⁻¹ p = 0` at nodes",
+                template: ggl_em::template,
+            }
+
+            /// Gonzalez's energy–momentum scheme with primary constraints only, "EM-G" (Gonzalez
+            /// 1999; the reference scheme of Kinon, Betsch, Schneider 2023, Sect. 6.3; spec 000
+            /// §2.7):
+            ///
+            /// ```text
+            /// q¹ − q⁰ = h M⁻¹ p^½
+            /// p¹ − p⁰ = −h 𝖣V(q⁰, q¹) − h 𝖣g(q⁰, q¹)ᵀ λ¹
+            /// 0 = g(q¹)
+            /// ```
+            ///
+            /// Unknowns `(q¹, p¹, λ¹)`, `2d + m`. Conserves energy and momentum maps (with
+            /// invariant-based `𝖣V`), `g = 0` at the nodes; the secondary constraint `G M⁻¹ p` is
+            /// not enforced and drifts. Second order in `q`, `p`; first in `λ`. The state's `γ` is 0.
+            GglEmG {
+                marker: unit,
+                label: "EM-G",
+                family: Ggl,
+                source: "Gonzalez 1999; Kinon, Betsch, Schneider 2023, Sect. 6.3; spec 000 §2.7",
+                equations: "Gonzalez 1999",
+                unknowns: [q1: d, p1: d, lambda1: m],
+                order: { q: 2, p: 2, multipliers: Some(1) },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: true,
+                note: "`g = 0` at nodes; `G M⁻¹ p` not enforced",
+                template: ggl_em_g::template,
+            }
+
+            /// EML, the energy–momentum scheme from the Livens principle (Kinon, Betsch,
+            /// "Conserving integration of multibody systems with singular and non-constant mass
+            /// matrix including quaternion-based rigid body dynamics", Sect. 4.2; spec 001 §2.2),
+            /// for any `L = T(q, v) − V(q)`, the mass matrix possibly configuration-dependent and
+            /// singular (never inverted):
+            ///
+            /// ```text
+            /// (72a) q¹ − q⁰ = h v^½
+            /// (72b) p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ
+            /// (72c) p^½ = ∂̄_v T
+            /// (72d) 0 = g(q¹)
+            /// ```
+            ///
+            /// with the partitioned Gonzalez derivatives of `T`, eqs. (129)–(131) (midpoint
+            /// gradients where `T` is of degree ≤ 2 in an argument), the invariant-based `∇̄V` and
+            /// Gonzalez gradients of `g`. Unknowns `(q¹, v¹, p¹, λ)`, `3d + m`; the state's `λ` is
+            /// the step's (Newton's next starting point), `γ = 0`.
+            ///
+            /// Properties: the generalized energy `E = p·v − T + V` (eq. (74)) exact; `g = 0` at
+            /// the nodes; second order. Not preserved: `T + V` when `M` depends on `q`,
+            /// `p = M(q) v` at the nodes, `G(q) v = 0` at the nodes; momentum maps only with
+            /// equivariant discrete gradients.
+            Eml {
+                marker: unit,
+                label: "EML",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, Sect. 4.2; spec 001 §2.2",
+                equations: "(72)",
+                unknowns: [q1: d, v1: d, p1: d, lambda: m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
+                constraints_at_nodes: true,
+                note: "`E = p·v − T + V` exact; `g = 0` at nodes; `p ≠ M(q) v` and `G v ≠ 0` at nodes",
+                template: eml::template,
+            }
+
+            /// REML, the size-reduced EML (Kinon, Betsch, "Conserving integration of multibody
+            /// systems with singular and non-constant mass matrix including quaternion-based
+            /// rigid body dynamics", Sect. 4.5, eqs. (101)–(103); spec 001 §2.5): EML with `v¹`
+            /// and `p¹` eliminated in closed form,
+            ///
+            /// ```text
+            /// (101) v¹ = (2/h)(q¹ − q⁰) − v⁰,   (102) p¹ = 2 ∂̄_v T − p⁰
+            /// (103) p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ + h F(q^½, v^½, tⁿ + h/2),   0 = g(q¹)
+            /// ```
+            ///
+            /// Unknowns `(q¹, λ)`, `d + m`. The same trajectory and properties as EML, forces
+            /// included.
+            Reml {
+                marker: unit,
+                label: "REML",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5",
+                equations: "(101)–(103)",
+                unknowns: [q1: d, lambda: m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
+                constraints_at_nodes: true,
+                note: "EML with `v¹`, `p¹` eliminated: the same steps; `g = 0` at nodes",
+                template: reml::template,
+            }
+
+            /// Null-EML, the discrete null-space form of EML for one rigid body in a unit
+            /// quaternion (Kinon, Betsch, "Conserving integration of multibody systems with
+            /// singular and non-constant mass matrix including quaternion-based rigid body
+            /// dynamics", Remark 4.11, eqs. (104)–(105); spec 001 §2.6): the update
+            /// `q¹ = exp_S³((0, ½ϑ)) ∘ q⁰` keeps the unit norm by construction, `v¹`, `p¹` as in
+            /// REML, and (72b) premultiplied by `G(q^½)` drops the multiplier:
+            ///
+            /// ```text
+            /// (104) 0 = G(q^½) (p¹ − p⁰ − h ∂̄_q T + h ∇̄V − h F(q^½, v^½, tⁿ + h/2))
+            /// ```
+            ///
+            /// Unknown: the rotation vector `ϑ`, `d − m = 3`; `λ` is not computed (0 in the
+            /// state). Requires a model of one `Quat` coordinate with its unit-norm constraint.
+            NullEml {
+                marker: unit,
+                label: "Null-EML",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, Remark 4.11; spec 001 §2.6",
+                equations: "(104)–(105)",
+                unknowns: [theta: d - m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: OneQuaternion, forces: true },
+                constraints_at_nodes: true,
+                note: "one rigid body, unknown the rotation `ϑ`; `g = 0` at nodes by construction; λ not computed",
+                template: null_eml::template,
+            }
+
+            /// MPL, the midpoint rule from the Livens principle (Kinon, Betsch, "Conserving
+            /// integration of multibody systems with singular and non-constant mass matrix
+            /// including quaternion-based rigid body dynamics", App. B, Def. B.1; spec 001 §2.7):
+            /// EML's equations with every derivative at the midpoint,
+            ///
+            /// ```text
+            /// (132) q¹ − q⁰ = h v^½
+            ///       p¹ − p⁰ = h ∂_q L(q^½, v^½) − h G(q^½)ᵀ λ
+            ///       p^½     = ∂_v L(q^½, v^½)
+            ///       0       = g(q¹)
+            /// ```
+            ///
+            /// Unknowns `(q¹, v¹, p¹, λ)`, `3d + m`, as EML's.
+            ///
+            /// Properties: second order; `g = 0` at the nodes; momentum maps of symmetries whose
+            /// generator is linear (rotations, translations, and a quaternion body's `½ a⁺ q`)
+            /// conserved exactly, since the midpoint rule keeps bilinear invariants; the energy
+            /// is not conserved (the paper's reference for what EML adds).
+            Mpl {
+                marker: unit,
+                label: "MPL",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, App. B; spec 001 §2.7",
+                equations: "(132)",
+                unknowns: [q1: d, v1: d, p1: d, lambda: m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Drifts,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
+                constraints_at_nodes: true,
+                note: "midpoint rule of the Livens principle; `g = 0` at nodes; momentum maps exact, energy not",
+                template: mpl::template,
+            }
+
+            /// MPH, the midpoint rule on the Hamiltonian form of one rigid body (Kinon, Betsch,
+            /// "Conserving integration of multibody systems with singular and non-constant mass
+            /// matrix including quaternion-based rigid body dynamics", App. B, Def. B.2; spec 001
+            /// §2.8), with the regular mass matrix `M₄ = 4 Q_l(q) J₄ Q_l(q)ᵀ` of App. D (139):
+            ///
+            /// ```text
+            /// (133) q¹ − q⁰ = h M₄(q^½)⁻¹ p^½
+            ///       p¹ − p⁰ = −h ∂_q T*(q^½, p^½) − h ∇V(q^½) − h G(q^½)ᵀ λ
+            ///       0       = g(q¹)
+            /// ```
+            ///
+            /// with `T* = ⅛ t·J₄⁻¹t`, `t = Q_l(q)ᵀ p` (138), (145). Unknowns `(q¹, p¹, λ)`,
+            /// `2d + m`; the state's `v` is `M₄⁻¹ p`. Newton starts from `q⁰ + h v⁰` for either
+            /// guess (the paper's footnote 5). Requires one `Quat` coordinate with its unit-norm
+            /// constraint and the kinetic energy `½ Ω·J₀Ω` of a rigid body (`J₀` is read off it).
+            ///
+            /// Properties: second order; `g = 0` at the nodes; momentum maps of linear symmetries
+            /// conserved; the Hamiltonian is not (the paper's reference for what EMH adds).
+            Mph {
+                marker: unit,
+                label: "MPH",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, App. B; spec 001 §2.8",
+                equations: "(133)",
+                unknowns: [q1: d, p1: d, lambda: m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Drifts,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: RigidBody, forces: false },
+                constraints_at_nodes: true,
+                note: "one rigid body, Hamiltonian form with `M₄`; `g = 0` at nodes; momentum maps exact, energy not",
+                template: mph::template,
+            }
+
+            /// EMH, the energy–momentum scheme of Betsch and Siebert (2009) on the Hamiltonian
+            /// form of one rigid body (Kinon, Betsch, "Conserving integration of multibody systems
+            /// with singular and non-constant mass matrix including quaternion-based rigid body
+            /// dynamics", App. D, Def. D.2; spec 001 §2.9):
+            ///
+            /// ```text
+            /// (146) q¹ − q⁰ = (h/4) Q_l(q^½) J₄⁻¹ t^½
+            ///       p¹ − p⁰ = −(h/4) [p^½, −G(p^½)ᵀ] J₄⁻¹ t^½ − h ∇̄V(q⁰, q¹) − h ∇̄g(q⁰, q¹)ᵀ λ
+            ///       0       = g(q¹),         t^½ = ½ (Q_l(q¹)ᵀ p¹ + Q_l(q⁰)ᵀ p⁰)
+            /// ```
+            ///
+            /// Unknowns `(q¹, p¹, λ)`, `2d + m`; the state's `v` is `M₄⁻¹ p`. Newton starts from
+            /// `q⁰ + h v⁰` for either guess (footnote 5). Requirements as [`Mph`]'s.
+            ///
+            /// Properties: second order; `H = T* + V` and the momentum maps conserved exactly;
+            /// `g = 0` and `q·p = 0` at the nodes (Remark D.1).
+            Emh {
+                marker: unit,
+                label: "EMH",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, App. D; spec 001 §2.9",
+                equations: "(146)",
+                unknowns: [q1: d, p1: d, lambda: m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: RigidBody, forces: false },
+                constraints_at_nodes: true,
+                note: "one rigid body, Hamiltonian form with `M₄`; `H = T* + V` exact; `g = 0` and `q·p = 0` at nodes",
+                template: emh::template,
+            }
+
+            /// RATTLE (Andersen 1983), the Störmer–Verlet method for holonomic constraints, in
+            /// the form of Martín de Diego, Sato Martín de Almagro, "High-order geometric methods
+            /// for nonholonomic mechanical systems", Sec. 4.3 (spec 002 S2): the discrete Legendre
+            /// transforms of the trapezoidal discrete Lagrangian with the constraint forces
+            /// `(h/2) G(q)ᵀ λ` at both ends. For `L = ½ vᵀMv − V(q)`, `v = (q¹ − q⁰)/h`:
+            ///
+            /// ```text
+            /// p⁰ = M v + (h/2) ∇V(q⁰) − (h/2) G(q⁰)ᵀ λ⁰
+            /// p¹ = M v − (h/2) ∇V(q¹) + (h/2) G(q¹)ᵀ λ¹
+            /// 0  = g(q¹),    0 = G(q¹) M⁻¹ p¹
+            /// ```
+            ///
+            /// Unknowns `(q¹, p¹, λ⁰, λ¹)`, `2d + 2m`; the new state carries `λ⁰` as `lambda`
+            /// and `λ¹` as `gamma` (the paper's sign: the force is `+Gᵀλ`, the opposite of the GGL
+            /// schemes'), and `v = M⁻¹ p¹`.
+            ///
+            /// Properties: symplectic on the constrained phase space, second order, momentum maps
+            /// of symmetries that preserve the constraints conserved; `g = 0` and `G M⁻¹ p = 0` at
+            /// the nodes. Without constraints it is the Störmer–Verlet method, i.e.
+            /// [`LobattoIIIAIIIB<2>`](LobattoIIIAIIIB). Requires a constant mass matrix.
+            Rattle {
+                marker: unit,
+                label: "RATTLE",
+                family: Ggl,
+                source: "Martín de Diego, Sato Martín de Almagro, Sec. 4.3; spec 002 S2",
+                equations: "Sec. 4.3",
+                unknowns: [q1: d, p1: d, lambda0: m, lambda1: m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: true,
+                note: "`g = 0` and `G M⁻¹ p = 0` at nodes; without constraints, Störmer–Verlet",
+                template: rattle::template,
+            }
+
+            /// SHAKE (Ryckaert, Ciccotti, Berendsen 1977) in the form of Martín de Diego, Sato
+            /// Martín de Almagro, "High-order geometric methods for nonholonomic mechanical
+            /// systems", Sec. 4.3 (spec 002 S2): the discrete Euler–Lagrange equations of the
+            /// trapezoidal discrete Lagrangian forced by `h G(q⁰)ᵀ λ`, as a one-step map on the
+            /// discrete momentum `p⁰ = D₂L_d(q⁻¹, q⁰)`. For `L = ½ vᵀMv − V(q)`:
+            ///
+            /// ```text
+            /// q¹ = q⁰ + h M⁻¹ (p⁰ − (h/2) ∇V(q⁰) + h G(q⁰)ᵀ λ),     0 = g(q¹)
+            /// p¹ = p⁰ − (h/2) (∇V(q⁰) + ∇V(q¹)) + h G(q⁰)ᵀ λ
+            /// ```
+            ///
+            /// Unknowns `(q¹, λ)`, `d + m`; `p¹` is explicit. The state's `λ` is the step's
+            /// multiplier (the paper's sign, an approximation of the continuous one after the
+            /// first step, which from a tangent momentum takes half), `γ = 0`, `v = M⁻¹ p¹`.
+            ///
+            /// Properties: the positions are RATTLE's; the momentum is RATTLE's minus
+            /// `(h/2) G(q¹)ᵀ λ¹`, so it is not tangent to the constraint (`G M⁻¹ p = O(h)`) and
+            /// first order as an approximation of `p(t)`. Symplectic on the constraint manifold
+            /// in the positions, `g = 0` at the nodes. Requires a constant mass matrix.
+            Shake {
+                marker: unit,
+                label: "SHAKE",
+                family: Ggl,
+                source: "Martín de Diego, Sato Martín de Almagro, Sec. 4.3; spec 002 S2",
+                equations: "Sec. 4.3",
+                unknowns: [q1: d, lambda: m],
+                order: { q: 2, p: 1, multipliers: None },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Constant, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: true,
+                note: "RATTLE's positions; `g = 0` at nodes, `G M⁻¹ p = O(h)`",
+                template: shake::template,
+            }
+
+            /// The variational partitioned Runge–Kutta method of the Lobatto IIIA–IIIB pair with `S`
+            /// stages (Martín de Diego, Sato Martín de Almagro, "High-order geometric methods for
+            /// nonholonomic mechanical systems", Thm 4.2, eq. (9); spec 002 S1), for unconstrained
+            /// models with any regular Lagrangian:
+            ///
+            /// ```text
+            /// q¹ = q⁰ + h Σⱼ bⱼ Vʲ,            p¹ = p⁰ + h Σᵢ b̂ᵢ Wⁱ
+            /// Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ,           Pⁱ = p⁰ + h Σⱼ âᵢⱼ Wʲ
+            /// Wⁱ = D₁L(Qⁱ, Vⁱ),                Pⁱ = D₂L(Qⁱ, Vⁱ)
+            /// ```
+            ///
+            /// Unknowns: the stage velocities `V¹ … Vˢ` (`S·d`); the residual is
+            /// `Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ D₁L(Qʲ, Vʲ)`. The step is assembled at run time from
+            /// the model's point kernels with its exact block Jacobian, for any `S ≥ 2`.
+            ///
+            /// Properties: order `2S − 2` in `q` and `p`; symplectic; conserves the momentum maps of
+            /// the Lagrangian's symmetries; at `S = 2` it is the Störmer–Verlet method.
+            LobattoIIIAIIIB<S in 2..=10> {
+                marker: unit,
+                label: "Lobatto IIIA-IIIB",
+                family: Prk,
+                source: "Martín de Diego, Sato Martín de Almagro, Thm 4.2; spec 002 S1",
+                equations: "(9)",
+                unknowns: [V[S]: d],
+                order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: None },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Regular, constraints: Unconstrained, model: Any, forces: false },
+                constraints_at_nodes: false,
+                note: "`s = 2` is Störmer–Verlet; momentum maps of the Lagrangian's symmetries conserved",
+            }
+
+            /// The holonomically constrained Lobatto IIIA–IIIB method with `S` stages (Martín de
+            /// Diego, Sato Martín de Almagro, "High-order geometric methods for nonholonomic
+            /// mechanical systems", eqs. (12)–(13); spec 002 S3), for any regular Lagrangian and
+            /// holonomic constraints `Φ(q) = 0`:
+            ///
+            /// ```text
+            /// q¹ = q⁰ + h Σⱼ bⱼ Vʲ,            p¹ = p⁰ + h Σⱼ b̂ⱼ Wʲ
+            /// Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ,           Pⁱ = p⁰ + h Σⱼ âᵢⱼ Wʲ
+            /// Wⁱ = D₁L(Qⁱ, Vⁱ) + DΦ(Qⁱ)ᵀ Λⁱ,   Pⁱ = D₂L(Qⁱ, Vⁱ)
+            /// 0 = Φ(Qⁱ) (i = 2 … s),           0 = DΦ(q¹) v¹,   D₂L(q¹, v¹) = p¹
+            /// ```
+            ///
+            /// Unknowns: the stage velocities `V¹ … Vˢ`, every stage multiplier `Λ¹ … Λˢ` and the
+            /// new node's velocity `v¹` (`S·d + S·m + d`); the constraint is imposed at stages
+            /// 2 … s only (at stage 1 it is `Φ(q⁰) = 0`, which would make the Jacobian singular).
+            /// Assembled at run time from the model's point and constraint kernels, for any
+            /// `S ≥ 2`.
+            ///
+            /// Properties: order `2S − 2` in `q` and `p` on the constraint manifold; symplectic on
+            /// it; `Φ = 0` and `DΦ v = 0` at the nodes; at `S = 2` it is RATTLE.
+            HolonomicLobatto<S in 2..=10> {
+                marker: unit,
+                label: "Lobatto IIIA-IIIB, holonomic",
+                family: Prk,
+                source: "Martín de Diego, Sato Martín de Almagro, eqs. (12)-(13); spec 002 S3",
+                equations: "(13)",
+                unknowns: [V[S]: d, Lambda[S]: m, v1: d],
+                order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: None },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Regular, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: true,
+                note: "`g = 0` and `G v = 0` at nodes; `s = 2` is RATTLE for any regular Lagrangian",
+            }
+
+            /// The nonholonomic partitioned Runge–Kutta method of the Lobatto IIIA–IIIB pair with
+            /// `S` stages (Martín de Diego, Sato Martín de Almagro, "High-order geometric methods
+            /// for nonholonomic mechanical systems", eqs. (14), App. D; spec 002 S4), for any
+            /// regular Lagrangian and nonholonomic constraints `A(q) v = 0`:
+            ///
+            /// ```text
+            /// qₖ₊₁ = qₖ + h Σⱼ bⱼ Vʲ,              pₖ₊₁ = pₖ + h Σⱼ b̂ⱼ Wʲ
+            /// Qⁱ = qₖ + h Σⱼ aᵢⱼ Vʲ,               D₂L(Qⁱ, Vⁱ) = pₖ + h Σⱼ âᵢⱼ Wʲ
+            /// Wⁱ = D₁L(Qⁱ, Vⁱ) + A(Qⁱ)ᵀ Λⁱ,        pⁱ = pₖ + h Σⱼ aᵢⱼ Wʲ = D₂L(Qⁱ, vⁱ)
+            /// A(Qⁱ) vⁱ = 0 (i = 2 … s),           Λ¹ = λₖ,  λₖ₊₁ = Λˢ,  vₖ₊₁ = vˢ
+            /// ```
+            ///
+            /// Unknowns: the stage velocities `V¹ … Vˢ`, the multipliers `Λ¹ … Λˢ` and the
+            /// velocities `v¹ … vˢ` paired with the IIIA momenta (`Λ¹` and `v¹` with trivial
+            /// equations), `S (2d + k)`. The state carries `λ`; a state without it gets the
+            /// multiplier of the continuous equations (spec 002 §4.8), without which the orders
+            /// drop. Assembled at run time from the model's point and nonholonomic kernels.
+            ///
+            /// A model that also has holonomic constraints `g(q) = 0` gets their velocity forms
+            /// `G(q) v = 0` as the last rows of `A` (so `k` counts both, and `λ` ends with the
+            /// holonomic multipliers): the paper's method on the index-2 form, whose theory covers
+            /// any constraints linear in the velocities. `G v = 0` then holds at the nodes, `g`
+            /// to the method's order (`tests/mixed_constraints.rs`).
+            ///
+            /// Properties: order `2S − 2` in `q` and `p`, `λ` of order `S` for even `S` and
+            /// `S − 1` for odd `S` (spec 002 eq. (20)); `A(q) v = 0` at every node and stage;
+            /// time-symmetric; not symplectic.
+            NonholonomicLobatto<S in 2..=10> {
+                marker: unit,
+                label: "Lobatto IIIA-IIIB, nonholonomic",
+                family: Prk,
+                source: "Martín de Diego, Sato Martín de Almagro, eqs. (14), App. D; spec 002 S4",
+                equations: "(14)",
+                unknowns: [V[S]: d, Lambda[S]: k, v[S]: d],
+                order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: Some(S - S % 2) },
+                energy: Oscillates,
+                symplectic: false,
+                requires: { mass: Regular, constraints: Nonholonomic, model: Any, forces: false },
+                constraints_at_nodes: false,
+                note: "`A(q) v = 0` at nodes and stages (holonomic `g` at velocity level: `G v = 0`, `g` to the order); the state carries `λ` (from the continuous equations at the start)",
+            }
+        }
+    };
+}
