@@ -31,6 +31,7 @@ pub mod kernels;
 mod model;
 pub mod schemes;
 pub mod solve;
+pub mod space;
 mod state;
 pub mod step;
 /// Butcher tableaux as cited data, with their order conditions tested.

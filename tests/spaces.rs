@@ -1,0 +1,75 @@
+//! Configuration spaces (`livens::space`): the laws of their retractions and trivialised
+//! tangents at random points, with dual numbers as the oracle of every derivative map.
+mod support {
+    pub mod circle;
+    pub mod space_laws;
+}
+
+use livens::space::Euclidean;
+use livens::SVector;
+use support::circle::Circle;
+use support::space_laws::check;
+
+/// A small deterministic generator of points in `[-1, 1]`.
+struct Points(u64);
+
+impl Points {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+    fn vector<const N: usize>(&mut self, scale: f64) -> SVector<f64, N> {
+        SVector::from_fn(|_, _| scale * self.next())
+    }
+}
+
+#[test]
+fn euclidean_space_obeys_the_laws() {
+    let mut points = Points(7);
+    for _ in 0..100 {
+        let worst = check::<Euclidean, 4, 4>(
+            &points.vector(3.0),
+            &points.vector(2.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            1e-15,
+        );
+        assert!(worst <= 1e-15);
+    }
+}
+
+#[test]
+fn circle_obeys_the_laws() {
+    let mut points = Points(11);
+    for _ in 0..100 {
+        let angle = 3.0 * points.next();
+        let z = SVector::from([angle.cos(), angle.sin()]);
+        check::<Circle, 1, 2>(
+            &z,
+            &points.vector(2.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            1e-14,
+        );
+    }
+}
+
+/// The unit norm is kept by the retraction itself, to round-off, over many steps (no
+/// projection of the scheme's).
+#[test]
+fn circle_keeps_its_norm_without_a_projection() {
+    use livens::space::Space;
+    let mut points = Points(3);
+    let mut z = SVector::from([1.0, 0.0]);
+    let mut worst = 0.0_f64;
+    for _ in 0..100_000 {
+        z = <Circle as Space<f64, 1, 2>>::retract(&z, &points.vector(0.5));
+        worst = worst.max((z.norm() - 1.0).abs());
+    }
+    assert!(worst <= 1e-14, "|z| − 1 reached {worst:e}");
+}
