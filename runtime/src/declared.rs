@@ -11,18 +11,20 @@ use crate::state::{FromNode, NodeValues};
 use crate::step::Step;
 
 /// Called once per scheme a model declares.
-pub trait SchemeVisitor<T: Real, Mdl, const D: usize, const M: usize> {
+pub trait SchemeVisitor<T: Real, Mdl, const D: usize, const M: usize, const Q: usize = D> {
     /// One scheme (markers with coefficients take their defaults). The bounds say what
     /// a tool may do with it: step it, start it from a consistent node, read its nodes.
     fn visit<S>(&mut self, scheme: S)
     where
         S: SchemeInfo + Clone + Debug + 'static,
         Mdl: Step<T, S>,
-        <Mdl as Step<T, S>>::State: NodeValues<T, D> + FromNode<T, D, M>;
+        <Mdl as Step<T, S>>::State: NodeValues<T, D, Q> + FromNode<T, D, M, Q>;
 }
 
 /// The schemes of a model's `schemes { … }` line, in order.
-pub trait DeclaredSchemes<T: Real, const D: usize, const M: usize>: Model<T, D, M> + Sized {
+pub trait DeclaredSchemes<T: Real, const D: usize, const M: usize, const Q: usize = D>:
+    Model<T, D, M, Q> + Sized
+{
     /// Calls `visitor` with every declared scheme.
-    fn visit_schemes<V: SchemeVisitor<T, Self, D, M>>(visitor: &mut V);
+    fn visit_schemes<V: SchemeVisitor<T, Self, D, M, Q>>(visitor: &mut V);
 }

@@ -41,9 +41,9 @@ pub struct Diagnostics<T> {
 impl<T: Real> Diagnostics<T> {
     /// Evaluates all diagnostics of `state` for `model`. No allocation, no panics; NaN
     /// in the state propagates into the values.
-    pub fn of<Mdl: Model<T, D, M>, const D: usize, const M: usize>(
+    pub fn of<Mdl: Model<T, D, M, Q>, const D: usize, const M: usize, const Q: usize>(
         model: &Mdl,
-        state: &impl NodeValues<T, D>,
+        state: &impl NodeValues<T, D, Q>,
     ) -> Self {
         let (q, p) = (state.positions(), state.momenta());
         let energy_of = |v: &SVector<T, D>| p.dot(v) - model.lagrangian(q, v);

@@ -3,30 +3,35 @@
 //! code does not grow with the number of stages.
 use nalgebra::SVector;
 
-use crate::model::Real;
+use crate::model::{Configuration, Real};
 
 /// First and second derivatives of the Lagrangian at a point, for the runtime-assembled
-/// families (spec 002 §4.9 lists what each scheme needs).
+/// families (spec 002 §4.9 lists what each scheme needs). Derivatives with respect to
+/// the configuration (stored in `Q` numbers) are left-trivialised, with `D` entries, as
+/// [`Model`](crate::Model)'s are.
 ///
 /// Matrices are written into caller-provided column storage (`out[j][i]` is row `i`,
 /// column `j`; every entry is written), so a family keeps them in its workspace, which
 /// may be on the heap, and nothing `D × D` passes over the stack.
-pub trait PointKernels<T: Real, const D: usize> {
+pub trait PointKernels<T: Real, const D: usize, const Q: usize = D>:
+    Configuration<T, D, Q>
+{
     /// The structural nonzeros `(row, column)` of `D₁₁L`, `D₁₂L` and `D₂₂L`, if known
     /// (`model!` emits them): an assembly that reads only these entries may skip the
     /// rest, which are zero at every point. `None` reads every entry.
     const PATTERNS: Option<KernelPatterns> = None;
-    /// `D₁L = ∂L/∂q`.
-    fn l_q(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D>;
+    /// `D₁L = ∂L/∂q`, left-trivialised on a group (`Lg(q)ᵀ ∂L/∂q` for the storage's
+    /// generator `Lg`, spec `next_packages.md` §A.3).
+    fn l_q(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> SVector<T, D>;
     /// `D₂L = ∂L/∂v`.
-    fn l_v(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D>;
+    fn l_v(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> SVector<T, D>;
     /// `D₁₁L`: `out[j][i] = ∂²L/∂qᵢ∂qⱼ`.
-    fn l_qq(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
+    fn l_qq(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
     /// `D₁₂L`: `out[j][i] = ∂²L/∂qᵢ∂vⱼ`, the derivative of `D₁L` with respect to `v`
     /// (its transpose is the derivative of `D₂L` with respect to `q`).
-    fn l_qv(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
+    fn l_qv(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
     /// `D₂₂L`, the mass matrix: `out[j][i] = ∂²L/∂vᵢ∂vⱼ`.
-    fn l_vv(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
+    fn l_vv(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
 }
 
 /// The structural nonzeros `(row, column)` of each second derivative of
@@ -47,19 +52,19 @@ pub struct KernelPatterns {
 ///
 /// Matrices are written into caller-provided column storage (`out[j][i]` is row `i`,
 /// column `j`; every entry is written).
-pub trait HolonomicKernels<T: Real, const D: usize, const M: usize> {
+pub trait HolonomicKernels<T: Real, const D: usize, const M: usize, const Q: usize = D> {
     /// The structural nonzeros `(row, column)` of the constraint kernels, if known
     /// (`model!` emits them), as [`PointKernels::PATTERNS`]. `None` reads every entry.
     const PATTERNS: Option<ConstraintPatterns> = None;
     /// `Φ(q)`.
-    fn phi(&self, q: &SVector<T, D>) -> SVector<T, M>;
+    fn phi(&self, q: &SVector<T, Q>) -> SVector<T, M>;
     /// `DΦ(q)`, `M × D`: `out[j][a] = ∂Φᵃ/∂qⱼ`.
-    fn phi_q(&self, q: &SVector<T, D>, out: &mut [[T; M]; D]);
+    fn phi_q(&self, q: &SVector<T, Q>, out: &mut [[T; M]; D]);
     /// `Σₐ λₐ D²Φᵃ(q)`, `D × D`: `out[j][i] = Σₐ λₐ ∂²Φᵃ/∂qᵢ∂qⱼ`.
-    fn phi_qq_contracted(&self, q: &SVector<T, D>, lambda: &SVector<T, M>, out: &mut [[T; D]; D]);
+    fn phi_qq_contracted(&self, q: &SVector<T, Q>, lambda: &SVector<T, M>, out: &mut [[T; D]; D]);
     /// The derivative of `DΦ(q) v` with respect to `q`, `M × D`:
     /// `out[j][a] = Σₖ vₖ ∂²Φᵃ/∂qₖ∂qⱼ`.
-    fn phi_qv(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; M]; D]);
+    fn phi_qv(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; M]; D]);
 }
 
 /// The structural nonzeros `(row, column)` of a constraint family's kernels: those of
@@ -85,14 +90,14 @@ pub struct ConstraintPatterns {
 ///
 /// Matrices are written into caller-provided column storage (`out[j][i]` is row `i`,
 /// column `j`; every entry is written).
-pub trait NonholonomicKernels<T: Real, const D: usize, const K: usize> {
+pub trait NonholonomicKernels<T: Real, const D: usize, const K: usize, const Q: usize = D> {
     /// The structural nonzeros of the kernels' matrices, if known (`model!` emits
     /// them), as [`PointKernels::PATTERNS`]. `None` reads every entry.
     const PATTERNS: Option<ConstraintPatterns> = None;
     /// `A(q) = ∂Φ/∂v`, `K × D`: `out[j][a] = ∂Φᵃ/∂vⱼ`.
-    fn a(&self, q: &SVector<T, D>, out: &mut [[T; K]; D]);
+    fn a(&self, q: &SVector<T, Q>, out: &mut [[T; K]; D]);
     /// `∂(A(q)ᵀ λ)/∂q`, `D × D`: `out[j][i] = Σₐ λₐ ∂Aₐᵢ/∂qⱼ`.
-    fn a_t_lambda_q(&self, q: &SVector<T, D>, lambda: &SVector<T, K>, out: &mut [[T; D]; D]);
+    fn a_t_lambda_q(&self, q: &SVector<T, Q>, lambda: &SVector<T, K>, out: &mut [[T; D]; D]);
     /// `∂(A(q) v)/∂q`, `K × D`: `out[j][a] = Σᵢ vᵢ ∂Aₐᵢ/∂qⱼ`.
-    fn a_v_q(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; K]; D]);
+    fn a_v_q(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; K]; D]);
 }

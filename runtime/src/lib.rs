@@ -45,7 +45,9 @@ pub use integrator::Integrator;
 pub use kernels::{
     ConstraintPatterns, HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKernels,
 };
-pub use model::{Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter};
+pub use model::{
+    Configuration, Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter,
+};
 pub use schemes::info::{Orders, SchemeInfo};
 pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
 pub use state::{
@@ -66,10 +68,11 @@ pub mod __private {
         ConstraintPatterns, HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKernels,
     };
     pub use crate::model::{
-        Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter,
+        Configuration, Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter,
     };
     pub use crate::schemes;
     pub use crate::solve::sparse::{self, NeedsPivoting, Plan};
+    pub use crate::space::Euclidean;
 
     /// [`sparse::THRESHOLD`], for the generated static elimination steps.
     #[inline(always)]

@@ -1,49 +1,69 @@
 //! The traits `model!` implements for a model struct.
 use nalgebra::{RealField, SMatrix, SVector};
 
+use crate::space::Space;
+
 /// The scalar type of every generated function: `f64`, `f32`, or a dual number.
 pub trait Real: RealField + Copy {}
 impl<T: RealField + Copy> Real for T {}
 
-/// Model-level functions of a mechanical system with `D` coordinates and `M` holonomic
-/// constraints, emitted by `model!` from the symbolic Lagrangian.
+/// Where a model's configuration lives: its [`Space`], whose tangent vectors have `D`
+/// entries (velocities, momenta) and whose points are stored in `Q` (`Q = D` in a vector
+/// space, the default). `model!` emits it ([`Euclidean`](crate::space::Euclidean) for
+/// every model of scalar and vector coordinates); [`Model`] and
+/// [`PointKernels`](crate::PointKernels) share it.
+pub trait Configuration<T: Real, const D: usize, const Q: usize = D> {
+    /// The configuration space.
+    type Space: Space<T, D, Q>;
+}
+
+/// Model-level functions of a mechanical system with `D` coordinates (the size of its
+/// velocities and momenta), `M` holonomic constraints, and its configuration stored in
+/// `Q` numbers (`Q = D`, the default, but for a model on a group: see
+/// [`Configuration`]), emitted by `model!` from the symbolic Lagrangian. Derivatives
+/// with respect to the configuration are left-trivialised, with `D` entries.
 ///
 /// All functions are straight-line code: no allocation, no branches but those the model
 /// itself contains.
-pub trait Model<T: Real, const D: usize, const M: usize> {
+pub trait Model<T: Real, const D: usize, const M: usize, const Q: usize = D>:
+    Configuration<T, D, Q>
+{
     /// The model's name as declared.
     const NAME: &'static str;
-    /// Name of every scalar coordinate, e.g. `r.x`.
-    const COORDINATES: [&'static str; D];
+    /// Name of every stored number of the configuration, e.g. `r.x`.
+    const COORDINATES: [&'static str; Q];
+    /// Name of every tangent direction (of the velocities and momenta): the
+    /// coordinates' names in a vector space.
+    const VELOCITIES: [&'static str; D];
     /// Name of every scalar holonomic constraint, e.g. `length` or `tip.y`.
     const CONSTRAINTS: [&'static str; M];
 
     /// Lagrangian `L(q, v)`.
-    fn lagrangian(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> T;
+    fn lagrangian(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> T;
     /// Energy function `E = ∂L/∂v · v − L` (spec 000 eq. (4) with `p = ∂L/∂v`).
-    fn energy(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> T;
+    fn energy(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> T;
     /// `∂L/∂q`.
-    fn dl_dq(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D>;
+    fn dl_dq(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> SVector<T, D>;
     /// `∂L/∂v`, the conjugate momentum.
-    fn dl_dv(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D>;
+    fn dl_dv(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> SVector<T, D>;
     /// Mass matrix `∂²L/∂v²`.
-    fn mass_matrix(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SMatrix<T, D, D>;
+    fn mass_matrix(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> SMatrix<T, D, D>;
     /// Velocity from momentum, `v = M⁻¹ p`, for Lagrangians quadratic in `v`. Emitted
     /// symbolically when `M` is constant, otherwise one LU solve.
-    fn velocity(&self, q: &SVector<T, D>, p: &SVector<T, D>) -> SVector<T, D>;
+    fn velocity(&self, q: &SVector<T, Q>, p: &SVector<T, D>) -> SVector<T, D>;
     /// Holonomic constraints `g(q)`.
-    fn constraints(&self, q: &SVector<T, D>) -> SVector<T, M>;
+    fn constraints(&self, q: &SVector<T, Q>) -> SVector<T, M>;
     /// Constraint Jacobian `G(q) = ∂g/∂q`.
-    fn constraint_jacobian(&self, q: &SVector<T, D>) -> SMatrix<T, M, D>;
+    fn constraint_jacobian(&self, q: &SVector<T, Q>) -> SMatrix<T, M, D>;
     /// Curvature term of the hidden acceleration constraint, `c_k = vᵀ H_k(q) v` with
     /// `H_k = ∂²g_k/∂q²`: `d²g/dt² = G q̈ + c`.
-    fn constraint_curvature(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, M>;
+    fn constraint_curvature(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> SVector<T, M>;
 
     /// Names of the nonholonomic constraints `Φ(q, v) = A(q)·v = 0`, in order; empty for
     /// a model without.
     const NONHOLONOMIC: &'static [&'static str] = &[];
     /// `max|A(q)·v|` over the nonholonomic constraints; zero for a model without.
-    fn nonholonomic_residual(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> T {
+    fn nonholonomic_residual(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> T {
         let _ = (q, v);
         T::zero()
     }
@@ -54,7 +74,7 @@ pub trait Model<T: Real, const D: usize, const M: usize> {
     const FORCED: bool = false;
     /// The generalized forces `F(q, v, t)` of the `forces` block, one per coordinate;
     /// zero for a model without.
-    fn forces(&self, t: T, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D> {
+    fn forces(&self, t: T, q: &SVector<T, Q>, v: &SVector<T, D>) -> SVector<T, D> {
         let _ = (t, q, v);
         SVector::zeros()
     }
@@ -66,7 +86,7 @@ pub trait Model<T: Real, const D: usize, const M: usize> {
     /// [`OBSERVABLES`](Self::OBSERVABLES) order.
     fn observables(
         &self,
-        q: &SVector<T, D>,
+        q: &SVector<T, Q>,
         v: &SVector<T, D>,
         visit: &mut dyn FnMut(&'static str, T),
     ) {
@@ -122,11 +142,11 @@ impl<T: core::fmt::Debug> core::fmt::Display for ParameterError<T> {
 impl<T: core::fmt::Debug> std::error::Error for ParameterError<T> {}
 
 /// Momentum maps `J_ξ(q, p) = p · ξ_Q(q)` of the symmetries the model declares.
-pub trait MomentumMaps<T: Real, const D: usize, const K: usize> {
+pub trait MomentumMaps<T: Real, const D: usize, const K: usize, const Q: usize = D> {
     /// Name of every momentum map as declared.
     const NAMES: [&'static str; K];
     /// Values of all momentum maps at `(q, p)`.
-    fn momentum_maps(&self, q: &SVector<T, D>, p: &SVector<T, D>) -> SVector<T, K>;
+    fn momentum_maps(&self, q: &SVector<T, Q>, p: &SVector<T, D>) -> SVector<T, K>;
 }
 
 /// Runtime parameters of a model by name, for tools that set them from text (the

@@ -113,10 +113,10 @@ pub trait Step<T: Real, S>: Sized {
 /// "successful" step, and `h = 0` failed as a singular Jacobian with advice to reduce
 /// the step. The cost is a few comparisons per value, small next to one Newton
 /// iteration.
-pub fn check_step<T: Real, const D: usize>(
+pub fn check_step<T: Real, const D: usize, const Q: usize>(
     parameters: Result<(), ParameterError<T>>,
     h: T,
-    state: &impl NodeValues<T, D>,
+    state: &impl NodeValues<T, D, Q>,
     options: &NewtonOptions<T>,
 ) -> Result<(), SolveError<T>> {
     parameters.map_err(SolveError::Parameter)?;

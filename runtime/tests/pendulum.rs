@@ -6,10 +6,11 @@
 use livens_runtime::families::ggl;
 use livens_runtime::schemes::GglEm;
 use livens_runtime::solve::{Storage, Workspace};
+use livens_runtime::space::Euclidean;
 use livens_runtime::step::{Block, WrongLength};
 use livens_runtime::{
-    Consistency, Diagnostics, DiscreteSystem, GglState, Guess, InitError, Integrator, Model,
-    NewtonOptions, SMatrix, SVector, SolveError, Step, StepOptions, StepReport,
+    Configuration, Consistency, Diagnostics, DiscreteSystem, GglState, Guess, InitError,
+    Integrator, Model, NewtonOptions, SMatrix, SVector, SolveError, Step, StepOptions, StepReport,
 };
 use nalgebra::{Matrix3, Vector3};
 
@@ -28,9 +29,14 @@ const UNIT: Pendulum = Pendulum {
 
 type V3 = SVector<f64, 3>;
 
+impl Configuration<f64, 3> for Pendulum {
+    type Space = Euclidean;
+}
+
 impl Model<f64, 3, 1> for Pendulum {
     const NAME: &'static str = "Pendulum";
     const COORDINATES: [&'static str; 3] = ["r.x", "r.y", "r.z"];
+    const VELOCITIES: [&'static str; 3] = Self::COORDINATES;
     const CONSTRAINTS: [&'static str; 1] = ["length"];
 
     fn lagrangian(&self, q: &V3, v: &V3) -> f64 {
@@ -398,9 +404,14 @@ fn degenerate_constraints_are_reported() {
 /// An unconstrained model (`M = 0`): a particle in a harmonic well.
 struct Oscillator;
 
+impl Configuration<f64, 2> for Oscillator {
+    type Space = Euclidean;
+}
+
 impl Model<f64, 2, 0> for Oscillator {
     const NAME: &'static str = "Oscillator";
     const COORDINATES: [&'static str; 2] = ["x", "y"];
+    const VELOCITIES: [&'static str; 2] = Self::COORDINATES;
     const CONSTRAINTS: [&'static str; 0] = [];
 
     fn lagrangian(&self, q: &SVector<f64, 2>, v: &SVector<f64, 2>) -> f64 {

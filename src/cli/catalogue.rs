@@ -168,14 +168,14 @@ pub struct ModelInfo {
 }
 
 impl ModelInfo {
-    fn of<Mdl, const D: usize, const M: usize, const K: usize>(model: &Mdl) -> Self
+    fn of<Mdl, const D: usize, const M: usize, const K: usize, const Q: usize>(model: &Mdl) -> Self
     where
-        Mdl: Model<f64, D, M> + MomentumMaps<f64, D, K> + Parameters<f64>,
+        Mdl: Model<f64, D, M, Q> + MomentumMaps<f64, D, K, Q> + Parameters<f64>,
     {
         Self {
             coordinates: D,
             constraints: M,
-            momentum_maps: <Mdl as MomentumMaps<f64, D, K>>::NAMES.to_vec(),
+            momentum_maps: <Mdl as MomentumMaps<f64, D, K, Q>>::NAMES.to_vec(),
             nonholonomic: Mdl::NONHOLONOMIC.to_vec(),
             parameters: Mdl::PARAMETERS
                 .iter()
@@ -189,7 +189,9 @@ impl ModelInfo {
 /// Collects the [`SchemeEntry`] of every scheme a model declares.
 struct ListSchemes(Vec<SchemeEntry>);
 
-impl<Mdl, const D: usize, const M: usize> SchemeVisitor<f64, Mdl, D, M> for ListSchemes {
+impl<Mdl, const D: usize, const M: usize, const Q: usize> SchemeVisitor<f64, Mdl, D, M, Q>
+    for ListSchemes
+{
     fn visit<S>(&mut self, _scheme: S)
     where
         S: SchemeInfo,
@@ -200,9 +202,9 @@ impl<Mdl, const D: usize, const M: usize> SchemeVisitor<f64, Mdl, D, M> for List
 }
 
 /// The schemes `Mdl` declares.
-fn declared<Mdl, const D: usize, const M: usize>() -> Vec<SchemeEntry>
+fn declared<Mdl, const D: usize, const M: usize, const Q: usize>() -> Vec<SchemeEntry>
 where
-    Mdl: DeclaredSchemes<f64, D, M>,
+    Mdl: DeclaredSchemes<f64, D, M, Q>,
 {
     let mut list = ListSchemes(Vec::new());
     Mdl::visit_schemes(&mut list);
@@ -210,23 +212,23 @@ where
 }
 
 /// Runs the job's scheme when the visitor reaches it.
-struct Simulate<'j, Mdl, const D: usize, const M: usize, const K: usize> {
+struct Simulate<'j, Mdl, const D: usize, const M: usize, const K: usize, const Q: usize> {
     job: &'j Job<'j>,
     model: Mdl,
-    node: GglState<f64, D, M>,
+    node: GglState<f64, D, M, Q>,
     outcome: Option<Result<Outcome, CliError>>,
 }
 
-impl<Mdl, const D: usize, const M: usize, const K: usize> SchemeVisitor<f64, Mdl, D, M>
-    for Simulate<'_, Mdl, D, M, K>
+impl<Mdl, const D: usize, const M: usize, const K: usize, const Q: usize>
+    SchemeVisitor<f64, Mdl, D, M, Q> for Simulate<'_, Mdl, D, M, K, Q>
 where
-    Mdl: Model<f64, D, M> + MomentumMaps<f64, D, K> + Clone,
+    Mdl: Model<f64, D, M, Q> + MomentumMaps<f64, D, K, Q> + Clone,
 {
     fn visit<S>(&mut self, scheme: S)
     where
         S: SchemeInfo,
         Mdl: Step<f64, S>,
-        <Mdl as Step<f64, S>>::State: NodeValues<f64, D> + FromNode<f64, D, M>,
+        <Mdl as Step<f64, S>>::State: NodeValues<f64, D, Q> + FromNode<f64, D, M, Q>,
     {
         if self.outcome.is_none() && SchemeEntry::of::<S>().name == self.job.scheme.name {
             let state = FromNode::from_node(&self.node);
@@ -236,15 +238,15 @@ where
 }
 
 /// Runs `job` with `model` from `node`: visits the model's schemes, runs the one named.
-fn simulate_declared<Mdl, const D: usize, const M: usize, const K: usize>(
+fn simulate_declared<Mdl, const D: usize, const M: usize, const K: usize, const Q: usize>(
     model: Mdl,
-    node: GglState<f64, D, M>,
+    node: GglState<f64, D, M, Q>,
     job: &Job,
 ) -> Result<Outcome, CliError>
 where
-    Mdl: DeclaredSchemes<f64, D, M> + MomentumMaps<f64, D, K> + Clone,
+    Mdl: DeclaredSchemes<f64, D, M, Q> + MomentumMaps<f64, D, K, Q> + Clone,
 {
-    let mut run = Simulate::<Mdl, D, M, K> {
+    let mut run = Simulate::<Mdl, D, M, K, Q> {
         job,
         model,
         node,
@@ -269,7 +271,7 @@ macro_rules! catalogue {
         pub static MODELS: LazyLock<Vec<ModelEntry>> = LazyLock::new(|| vec![$(ModelEntry {
             name: $name,
             type_name: stringify!($model),
-            schemes: declared::<$model, _, _>(),
+            schemes: declared::<$model, _, _, _>(),
             parameters: <$model as Parameters<f64>>::PARAMETERS,
             default_step: <$model>::DEFAULT_STEP,
             default_span: <$model>::DEFAULT_SPAN,

@@ -4,7 +4,11 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use livens::{Diagnostics, Integrator, Model, MomentumMaps, NodeValues, SVector, SolveError, Step};
+use livens::space::Space;
+use livens::{
+    Configuration, Diagnostics, Integrator, Model, MomentumMaps, NodeValues, SVector, SolveError,
+    Step,
+};
 
 use super::catalogue::{ModelEntry, SchemeEntry};
 use super::csv::Csv;
@@ -292,15 +296,17 @@ impl Series {
 /// The CSV columns of a model and a state layout: time, the state (`v` is the state's
 /// own or `M⁻¹ p`; the multiplier blocks are the layout's), the invariants and Newton's
 /// cost.
-fn columns<Mdl, const D: usize, const M: usize, const K: usize>(
-    state: &impl NodeValues<f64, D>,
+fn columns<Mdl, const D: usize, const M: usize, const K: usize, const Q: usize>(
+    state: &impl NodeValues<f64, D, Q>,
 ) -> Vec<String>
 where
-    Mdl: Model<f64, D, M> + MomentumMaps<f64, D, K>,
+    Mdl: Model<f64, D, M, Q> + MomentumMaps<f64, D, K, Q>,
 {
     let mut c = vec!["t".to_owned()];
-    for block in ["q", "v", "p"] {
-        c.extend(Mdl::COORDINATES.iter().map(|n| format!("{block}[{n}]")));
+    // `q` by its stored numbers, `v` and `p` by the tangent directions.
+    c.extend(Mdl::COORDINATES.iter().map(|n| format!("q[{n}]")));
+    for block in ["v", "p"] {
+        c.extend(Mdl::VELOCITIES.iter().map(|n| format!("{block}[{n}]")));
     }
     state.multiplier_blocks(&mut |block, len| {
         if len == M {
@@ -314,7 +320,7 @@ where
         }
     });
     c.extend(["energy", "hamiltonian", "energy_error"].map(String::from));
-    let names = <Mdl as MomentumMaps<f64, D, K>>::NAMES;
+    let names = <Mdl as MomentumMaps<f64, D, K, Q>>::NAMES;
     c.extend(names.iter().map(|n| format!("momentum[{n}]")));
     c.extend(names.iter().map(|n| format!("momentum_error[{n}]")));
     c.extend(
@@ -336,18 +342,18 @@ where
 /// Integrates `job` from `state`: writes the CSV as it goes, stops at the first failed
 /// step (keeping the CSV up to it), and returns the summary and the plot series.
 /// Only output errors are `Err`; a Newton failure is in [`Outcome::failure`].
-pub fn simulate<Mdl, S, const D: usize, const M: usize, const K: usize>(
+pub fn simulate<Mdl, S, const D: usize, const M: usize, const K: usize, const Q: usize>(
     model: Mdl,
     scheme: S,
     state: <Mdl as Step<f64, S>>::State,
     job: &Job,
 ) -> Result<Outcome, CliError>
 where
-    Mdl: Step<f64, S> + Model<f64, D, M> + MomentumMaps<f64, D, K>,
-    <Mdl as Step<f64, S>>::State: NodeValues<f64, D>,
+    Mdl: Step<f64, S> + Model<f64, D, M, Q> + MomentumMaps<f64, D, K, Q>,
+    <Mdl as Step<f64, S>>::State: NodeValues<f64, D, Q>,
 {
     let mut csv = Csv::create(&job.csv_path)?;
-    csv.header(&columns::<Mdl, D, M, K>(&state))?;
+    csv.header(&columns::<Mdl, D, M, K, Q>(&state))?;
     let mut multiplier_width = 0;
     state.multiplier_blocks(&mut |_, len| multiplier_width += len);
 
@@ -374,7 +380,7 @@ where
         .map(|&n| (n, f64::INFINITY, f64::NEG_INFINITY))
         .collect();
     let mut series = Series::new(job.steps + 1);
-    let mut row = Vec::with_capacity(3 * D + 2 * M + 2 * K + 9 + observables.len());
+    let mut row = Vec::with_capacity(Q + 2 * D + 2 * M + 2 * K + 9 + observables.len());
     let mut total_iterations: u64 = 0;
     let mut busy = Duration::ZERO;
     let mut progress = Progress::new(job.steps, &job.scheme.label);
@@ -465,7 +471,8 @@ where
         row.push(s.time());
         let v_of_p = sim.model().velocity(s.positions(), s.momenta());
         let v = s.velocities().unwrap_or(&v_of_p);
-        for block in [s.positions(), v, s.momenta()] {
+        row.extend(s.positions().iter());
+        for block in [v, s.momenta()] {
             row.extend(block.iter());
         }
         // A block the state does not carry yet (a nonholonomic state's λ before its first
@@ -524,7 +531,7 @@ where
             t: summary.worst_position_time,
             tolerance: job.constraint_tolerance,
         });
-    let names = <Mdl as MomentumMaps<f64, D, K>>::NAMES;
+    let names = <Mdl as MomentumMaps<f64, D, K, Q>>::NAMES;
     Ok(Outcome {
         scheme: job.scheme,
         summary,
@@ -540,10 +547,13 @@ where
 }
 
 /// The velocities of a state: its own, or `M⁻¹ p` for a state that does not carry them.
-fn velocity<Mdl, St, const D: usize, const M: usize>(model: &Mdl, s: &St) -> SVector<f64, D>
+fn velocity<Mdl, St, const D: usize, const M: usize, const Q: usize>(
+    model: &Mdl,
+    s: &St,
+) -> SVector<f64, D>
 where
-    Mdl: Model<f64, D, M>,
-    St: NodeValues<f64, D>,
+    Mdl: Model<f64, D, M, Q>,
+    St: NodeValues<f64, D, Q>,
 {
     s.velocities()
         .copied()
@@ -551,19 +561,27 @@ where
 }
 
 /// The forces' work over one step, `h F(q^½, v^½, tⁿ + h/2)·v^½`, from `(tⁿ, qⁿ, vⁿ)`
-/// and the state after the step.
-fn step_work<Mdl, St, const D: usize, const M: usize>(
+/// and the state after the step. On a group `q^½` is halfway along the retraction's
+/// increment; in a vector space the mean, as the schemes' own midpoint.
+fn step_work<Mdl, St, const D: usize, const M: usize, const Q: usize>(
     model: &Mdl,
     h: f64,
-    (t, q0, v0): (f64, SVector<f64, D>, SVector<f64, D>),
+    (t, q0, v0): (f64, SVector<f64, Q>, SVector<f64, D>),
     after: &St,
 ) -> f64
 where
-    Mdl: Model<f64, D, M>,
-    St: NodeValues<f64, D>,
+    Mdl: Model<f64, D, M, Q>,
+    St: NodeValues<f64, D, Q>,
 {
+    type Sp<Mdl, const D: usize, const Q: usize> = <Mdl as Configuration<f64, D, Q>>::Space;
     let (q1, v1) = (*after.positions(), velocity(model, after));
-    let (qm, vm) = ((q0 + q1) * 0.5, (v0 + v1) * 0.5);
+    let qm = if <Sp<Mdl, D, Q> as Space<f64, D, Q>>::FLAT {
+        (q0 + q1) * 0.5
+    } else {
+        let half = <Sp<Mdl, D, Q> as Space<f64, D, Q>>::local(&q0, &q1) * 0.5;
+        <Sp<Mdl, D, Q> as Space<f64, D, Q>>::retract(&q0, &half)
+    };
+    let vm = (v0 + v1) * 0.5;
     h * model.forces(t + 0.5 * h, &qm, &vm).dot(&vm)
 }
 

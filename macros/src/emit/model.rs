@@ -155,10 +155,17 @@ pub fn items(model: &mut Model, quantities: &Quantities) -> TokenStream {
     let name_str = name.to_string();
 
     out.extend(quote! {
+        // Scalar, vector and quaternion coordinates are stored as they move: a vector
+        // space (a quaternion's unit norm is one of the model's constraints).
+        impl<T: #p::Real> #p::Configuration<T, #dl> for #name<T> {
+            type Space = #p::Euclidean;
+        }
+
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #p::Model<T, #dl, #ml> for #name<T> {
             const NAME: &'static str = #name_str;
             const COORDINATES: [&'static str; #dl] = [#(#coord_names),*];
+            const VELOCITIES: [&'static str; #dl] = [#(#coord_names),*];
             const CONSTRAINTS: [&'static str; #ml] = [#(#constraint_names),*];
 
             #[inline]

@@ -11,11 +11,11 @@ use crate::state::NodeValues;
 /// belong to `t^n`; for VI-A `v` and the multipliers belong to the interval
 /// `[t^{n-1}, t^n]` that ended at this node.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GglState<T: Real, const D: usize, const M: usize> {
+pub struct GglState<T: Real, const D: usize, const M: usize, const Q: usize = D> {
     /// Time `t^n`.
     pub t: T,
-    /// Positions `q`.
-    pub q: SVector<T, D>,
+    /// Positions `q` (stored in `Q` numbers).
+    pub q: SVector<T, Q>,
     /// Velocities `v`.
     pub v: SVector<T, D>,
     /// Conjugate momenta `p`.
@@ -26,11 +26,11 @@ pub struct GglState<T: Real, const D: usize, const M: usize> {
     pub gamma: SVector<T, M>,
 }
 
-impl<T: Real, const D: usize, const M: usize> GglState<T, D, M> {
+impl<T: Real, const D: usize, const M: usize, const Q: usize> GglState<T, D, M, Q> {
     /// The same state in another scalar type, converting every entry with `f`: e.g.
     /// `state.map(|x| x as f32)` for an embedded target, or to dual numbers for
     /// derivatives of a step.
-    pub fn map<U: Real>(&self, f: impl Fn(T) -> U) -> GglState<U, D, M> {
+    pub fn map<U: Real>(&self, f: impl Fn(T) -> U) -> GglState<U, D, M, Q> {
         GglState {
             t: f(self.t),
             q: self.q.map(&f),
@@ -42,11 +42,13 @@ impl<T: Real, const D: usize, const M: usize> GglState<T, D, M> {
     }
 }
 
-impl<T: Real, const D: usize, const M: usize> NodeValues<T, D> for GglState<T, D, M> {
+impl<T: Real, const D: usize, const M: usize, const Q: usize> NodeValues<T, D, Q>
+    for GglState<T, D, M, Q>
+{
     fn time(&self) -> T {
         self.t
     }
-    fn positions(&self) -> &SVector<T, D> {
+    fn positions(&self) -> &SVector<T, Q> {
         &self.q
     }
     fn momenta(&self) -> &SVector<T, D> {

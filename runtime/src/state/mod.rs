@@ -17,12 +17,14 @@ use nalgebra::SVector;
 use crate::model::Real;
 
 /// The values of a state at its time node, whatever the scheme's layout: what
-/// [`Diagnostics`](crate::Diagnostics), the command's CSV and its plots read.
-pub trait NodeValues<T: Real, const D: usize> {
+/// [`Diagnostics`](crate::Diagnostics), the command's CSV and its plots read. The
+/// configuration is stored in `Q` numbers, the velocities and momenta have `D` (`Q = D`
+/// in a vector space, the default; [`Configuration`](crate::Configuration)).
+pub trait NodeValues<T: Real, const D: usize, const Q: usize = D> {
     /// Time `tⁿ` of the node.
     fn time(&self) -> T;
     /// Positions `qⁿ`.
-    fn positions(&self) -> &SVector<T, D>;
+    fn positions(&self) -> &SVector<T, Q>;
     /// Conjugate momenta `pⁿ`.
     fn momenta(&self) -> &SVector<T, D>;
     /// The velocities the state carries, if it carries any. Their time label is the
@@ -71,20 +73,24 @@ pub trait NodeValues<T: Real, const D: usize> {
 /// from the same initial data. [`GglState`] is the node: it carries every quantity a
 /// layout may start from (`t`, `q`, `v`, `p`, `λ`, `γ`), and
 /// [`GglState::consistent`] computes it from the user's `(q, v)`.
-pub trait FromNode<T: Real, const D: usize, const M: usize> {
+pub trait FromNode<T: Real, const D: usize, const M: usize, const Q: usize = D> {
     /// The state at `node`.
-    fn from_node(node: &GglState<T, D, M>) -> Self;
+    fn from_node(node: &GglState<T, D, M, Q>) -> Self;
 }
 
-impl<T: Real, const D: usize, const M: usize> FromNode<T, D, M> for GglState<T, D, M> {
-    fn from_node(node: &GglState<T, D, M>) -> Self {
+impl<T: Real, const D: usize, const M: usize, const Q: usize> FromNode<T, D, M, Q>
+    for GglState<T, D, M, Q>
+{
+    fn from_node(node: &GglState<T, D, M, Q>) -> Self {
         *node
     }
 }
 
 /// `(q, p)` of the node; its velocity starts Newton.
-impl<T: Real, const D: usize, const M: usize> FromNode<T, D, M> for PhaseState<T, D> {
-    fn from_node(node: &GglState<T, D, M>) -> Self {
+impl<T: Real, const D: usize, const M: usize, const Q: usize> FromNode<T, D, M, Q>
+    for PhaseState<T, D, Q>
+{
+    fn from_node(node: &GglState<T, D, M, Q>) -> Self {
         PhaseState {
             t: node.t,
             q: node.q,

@@ -13,11 +13,11 @@ use crate::state::{Consistency, FromNode, GglState, NodeValues};
 /// nonholonomic ones, then (in a model that also has holonomic constraints `g(q) = 0`)
 /// their velocity forms `G(q) v = 0`, whose multipliers are the holonomic ones.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NonholonomicState<T: Real, const D: usize, const K: usize> {
+pub struct NonholonomicState<T: Real, const D: usize, const K: usize, const Q: usize = D> {
     /// Time `tⁿ`.
     pub t: T,
-    /// Positions `qⁿ`.
-    pub q: SVector<T, D>,
+    /// Positions `qⁿ` (stored in `Q` numbers).
+    pub q: SVector<T, Q>,
     /// Conjugate momenta `pⁿ = D₂L(qⁿ, vⁿ)`.
     pub p: SVector<T, D>,
     /// Velocities `vⁿ` (after a step, the last stage's `vˢ`, which satisfies
@@ -29,12 +29,12 @@ pub struct NonholonomicState<T: Real, const D: usize, const K: usize> {
     pub lambda: Option<SVector<T, K>>,
 }
 
-impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
+impl<T: Real, const D: usize, const K: usize, const Q: usize> NonholonomicState<T, D, K, Q> {
     /// The state at `t = 0` from positions and velocities, `p = D₂L(q, v)`, `λ` from the
     /// continuous equations at the first step.
-    pub fn from_velocities<Mdl: PointKernels<T, D>>(
+    pub fn from_velocities<Mdl: PointKernels<T, D, Q>>(
         model: &Mdl,
-        q: SVector<T, D>,
+        q: SVector<T, Q>,
         v: SVector<T, D>,
     ) -> Self {
         Self {
@@ -114,11 +114,13 @@ impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
     }
 }
 
-impl<T: Real, const D: usize, const K: usize> NodeValues<T, D> for NonholonomicState<T, D, K> {
+impl<T: Real, const D: usize, const K: usize, const Q: usize> NodeValues<T, D, Q>
+    for NonholonomicState<T, D, K, Q>
+{
     fn time(&self) -> T {
         self.t
     }
-    fn positions(&self) -> &SVector<T, D> {
+    fn positions(&self) -> &SVector<T, Q> {
         &self.q
     }
     fn momenta(&self) -> &SVector<T, D> {
@@ -138,10 +140,10 @@ impl<T: Real, const D: usize, const K: usize> NodeValues<T, D> for NonholonomicS
 }
 
 /// `(q, p, v)` of the node; `λ` from the continuous equations at the first step.
-impl<T: Real, const D: usize, const M: usize, const K: usize> FromNode<T, D, M>
-    for NonholonomicState<T, D, K>
+impl<T: Real, const D: usize, const M: usize, const K: usize, const Q: usize> FromNode<T, D, M, Q>
+    for NonholonomicState<T, D, K, Q>
 {
-    fn from_node(node: &GglState<T, D, M>) -> Self {
+    fn from_node(node: &GglState<T, D, M, Q>) -> Self {
         Self {
             t: node.t,
             q: node.q,

@@ -8,11 +8,11 @@ use crate::state::NodeValues;
 
 /// `(q, p)` at a time node, with a velocity guess for the next step.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PhaseState<T: Real, const D: usize> {
+pub struct PhaseState<T: Real, const D: usize, const Q: usize = D> {
     /// Time `tⁿ`.
     pub t: T,
-    /// Positions `qⁿ`.
-    pub q: SVector<T, D>,
+    /// Positions `qⁿ` (stored in `Q` numbers).
+    pub q: SVector<T, Q>,
     /// Conjugate momenta `pⁿ`.
     pub p: SVector<T, D>,
     /// Newton's starting point for every stage velocity of the next step: the initial
@@ -21,11 +21,11 @@ pub struct PhaseState<T: Real, const D: usize> {
     pub v: SVector<T, D>,
 }
 
-impl<T: Real, const D: usize> PhaseState<T, D> {
+impl<T: Real, const D: usize, const Q: usize> PhaseState<T, D, Q> {
     /// The state at `t = 0` from positions and velocities, with `p = D₂L(q, v)`.
-    pub fn from_velocities<Mdl: PointKernels<T, D>>(
+    pub fn from_velocities<Mdl: PointKernels<T, D, Q>>(
         model: &Mdl,
-        q: SVector<T, D>,
+        q: SVector<T, Q>,
         v: SVector<T, D>,
     ) -> Self {
         Self {
@@ -37,11 +37,11 @@ impl<T: Real, const D: usize> PhaseState<T, D> {
     }
 }
 
-impl<T: Real, const D: usize> NodeValues<T, D> for PhaseState<T, D> {
+impl<T: Real, const D: usize, const Q: usize> NodeValues<T, D, Q> for PhaseState<T, D, Q> {
     fn time(&self) -> T {
         self.t
     }
-    fn positions(&self) -> &SVector<T, D> {
+    fn positions(&self) -> &SVector<T, Q> {
         &self.q
     }
     fn momenta(&self) -> &SVector<T, D> {
