@@ -18,7 +18,7 @@
 //! with `--toggle-collect='*counted_run*' --dump-after='chain::counted_run*'` each dump
 //! holds one chain's steps (its totals divided by `RESET` are the instructions per
 //! step), a figure that does not depend on the machine's load; with `--cache-sim=yes`
-//! and this machine's caches, its simulated cache misses (README, Speed).
+//! and this machine's caches, its simulated cache misses (docs/performance.md).
 use std::hint::black_box;
 
 use criterion::Criterion;

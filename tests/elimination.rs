@@ -102,8 +102,8 @@ where
     (worst, fell_back)
 }
 
-/// The quaternion bodies' Livens schemes, whose plans fall back now and then (see the
-/// README, Speed): bounded, not zero.
+/// The quaternion bodies' Livens schemes, whose plans fall back now and then (see
+/// docs/performance.md): bounded, not zero.
 fn quaternion_body(label: &str) -> bool {
     ["free body", "heavy top", "closed loop"]
         .iter()
