@@ -59,11 +59,32 @@ impl<T: Real> Space<T, 1, 2> for Circle {
         out[0][0] = xi[0] * y[0] / c::<T>(2.0);
     }
 
+    /// `B(ξ)ᵀ m = (1 + ξ²/4) m`.
+    fn dtau_inv_t_derivative(xi: &SVector<T, 1>, m: &SVector<T, 1>, out: &mut [[T; 1]; 1]) {
+        out[0][0] = xi[0] * m[0] / c::<T>(2.0);
+    }
+
+    /// `E(ξ, y)ᵀ π = ξ y π / 2`.
+    fn dtau_inv_derivative_t_derivatives(
+        xi: &SVector<T, 1>,
+        y: &SVector<T, 1>,
+        pi: &SVector<T, 1>,
+        d_xi: &mut [[T; 1]; 1],
+        d_y: &mut [[T; 1]; 1],
+    ) {
+        d_xi[0][0] = y[0] * pi[0] / c::<T>(2.0);
+        d_y[0][0] = xi[0] * pi[0] / c::<T>(2.0);
+    }
+
     fn ad_tau(_: &SVector<T, 1>, out: &mut [[T; 1]; 1]) {
         out[0][0] = T::one();
     }
 
     fn ad(_: &SVector<T, 1>, out: &mut [[T; 1]; 1]) {
+        out[0][0] = T::zero();
+    }
+
+    fn ad_t_derivative(_: &SVector<T, 1>, out: &mut [[T; 1]; 1]) {
         out[0][0] = T::zero();
     }
 }

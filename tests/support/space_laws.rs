@@ -111,6 +111,34 @@ where
         eps(&(b_dual * dual(y))).as_slice(),
     );
 
+    // ∂_ξ(B(ξ)ᵀ m) δ, against duals.
+    let mut bt = [[0.0; D]; D];
+    <Sp as Space<f64, D, Q>>::dtau_inv_t_derivative(xi, m, &mut bt);
+    agree(
+        "∂_ξ(B(ξ)ᵀ m) δ",
+        (matrix(&bt) * delta).as_slice(),
+        eps(&(b_dual.transpose() * dual(m))).as_slice(),
+    );
+
+    // The derivatives of E(ξ, y)ᵀ π in ξ and in y, against duals of E.
+    let (mut e_xi, mut e_y) = ([[0.0; D]; D], [[0.0; D]; D]);
+    <Sp as Space<f64, D, Q>>::dtau_inv_derivative_t_derivatives(xi, y, m, &mut e_xi, &mut e_y);
+    let e_t_pi = |xi: &SVector<Dual64, D>, y: &SVector<Dual64, D>| {
+        let mut e = [[Dual64::from(0.0); D]; D];
+        <Sp as Space<Dual64, D, Q>>::dtau_inv_derivative(xi, y, &mut e);
+        SMatrix::<Dual64, D, D>::from_fn(|i, j| e[j][i]).transpose() * dual(m)
+    };
+    agree(
+        "∂_ξ(E(ξ, y)ᵀ π) δ",
+        (matrix(&e_xi) * delta).as_slice(),
+        eps(&e_t_pi(&seeded(xi, delta), &dual(y))).as_slice(),
+    );
+    agree(
+        "∂_y(E(ξ, y)ᵀ π) δ",
+        (matrix(&e_y) * delta).as_slice(),
+        eps(&e_t_pi(&dual(xi), &seeded(y, delta))).as_slice(),
+    );
+
     // B(−ξ)⁻¹ = Ad_{τ(ξ)} B(ξ)⁻¹.
     let mut ad_tau = [[0.0; D]; D];
     <Sp as Space<f64, D, Q>>::ad_tau(xi, &mut ad_tau);
@@ -134,6 +162,17 @@ where
         "∂_ξ(Ad_τ(ξ)ᵀ m) δ",
         eps(&(ad_dual.transpose() * dual(m))).as_slice(),
         expected.as_slice(),
+    );
+
+    // ∂_u(ad_uᵀ w) δ = ad_δᵀ w.
+    let mut ad_t = [[0.0; D]; D];
+    <Sp as Space<f64, D, Q>>::ad_t_derivative(m, &mut ad_t);
+    let mut ad_delta = [[0.0; D]; D];
+    <Sp as Space<f64, D, Q>>::ad(delta, &mut ad_delta);
+    agree(
+        "∂_u(ad_uᵀ w) δ = ad_δᵀ w",
+        (matrix(&ad_t) * delta).as_slice(),
+        (matrix(&ad_delta).transpose() * m).as_slice(),
     );
     worst
 }

@@ -52,11 +52,30 @@ impl<T: Real, const D: usize> Space<T, D> for Euclidean {
         zero(out);
     }
 
+    fn dtau_inv_t_derivative(_: &SVector<T, D>, _: &SVector<T, D>, out: &mut [[T; D]; D]) {
+        zero(out);
+    }
+
+    fn dtau_inv_derivative_t_derivatives(
+        _: &SVector<T, D>,
+        _: &SVector<T, D>,
+        _: &SVector<T, D>,
+        d_xi: &mut [[T; D]; D],
+        d_y: &mut [[T; D]; D],
+    ) {
+        zero(d_xi);
+        zero(d_y);
+    }
+
     fn ad_tau(_: &SVector<T, D>, out: &mut [[T; D]; D]) {
         identity(out);
     }
 
     fn ad(_: &SVector<T, D>, out: &mut [[T; D]; D]) {
+        zero(out);
+    }
+
+    fn ad_t_derivative(_: &SVector<T, D>, out: &mut [[T; D]; D]) {
         zero(out);
     }
 }

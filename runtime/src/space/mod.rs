@@ -66,9 +66,29 @@ pub trait Space<T: Real, const D: usize, const Q: usize = D> {
     /// `out[j][i] = ∂(B(ξ) y)ᵢ/∂ξⱼ`.
     fn dtau_inv_derivative(xi: &SVector<T, D>, y: &SVector<T, D>, out: &mut [[T; D]; D]);
 
+    /// `∂_ξ(B(ξ)ᵀ m)`: `out[j][a] = ∂(B(ξ)ᵀ m)ₐ/∂ξⱼ = mᵀ E(ξ, eₐ) eⱼ` (§A.2's
+    /// `∂_X(B(X)ᵀ n)`).
+    fn dtau_inv_t_derivative(xi: &SVector<T, D>, m: &SVector<T, D>, out: &mut [[T; D]; D]);
+
+    /// The derivatives of `E(ξ, y)ᵀ π` with respect to `ξ` (into `d_xi`) and to `y`
+    /// (into `d_y`), the blocks of the stage momentum's `D = −E(Ξ, ζ)ᵀ Π` in the Newton
+    /// Jacobian.
+    fn dtau_inv_derivative_t_derivatives(
+        xi: &SVector<T, D>,
+        y: &SVector<T, D>,
+        pi: &SVector<T, D>,
+        d_xi: &mut [[T; D]; D],
+        d_y: &mut [[T; D]; D],
+    );
+
     /// `Ad_{τ(ξ)}`, the adjoint action of the group element `τ(ξ)` on the algebra.
     fn ad_tau(xi: &SVector<T, D>, out: &mut [[T; D]; D]);
 
     /// `ad_u`, the algebra's bracket with `u`: `ad_u ζ = [u, ζ]`.
     fn ad(u: &SVector<T, D>, out: &mut [[T; D]; D]);
+
+    /// `∂_u(ad_uᵀ w)`, linear in `u`: `out[j][a] = (ad_{eⱼ}ᵀ w)ₐ`, the derivative of the
+    /// coadjoint term `Ad_{τ(ξ)}ᵀ m` (§A.2: `∂_ξ(Ad_{τ(ξ)}ᵀ m) δ = ad_uᵀ (Ad_{τ(ξ)}ᵀ m)`
+    /// with `u = B(ξ)⁻¹ δ`).
+    fn ad_t_derivative(w: &SVector<T, D>, out: &mut [[T; D]; D]);
 }
