@@ -7,7 +7,7 @@ use crate::model::Real;
 
 /// What an assembly writes at the entries it visits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Write {
+pub enum Write {
     /// Zero: with an elimination plan, the entries the assembly adds to are zeroed
     /// first, without evaluating the kernels, instead of the whole matrix.
     Zero,

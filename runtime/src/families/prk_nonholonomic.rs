@@ -36,44 +36,44 @@
 //! assembled stage by stage over the kernels' structural nonzeros
 //! ([`PointKernels::PATTERNS`], [`NonholonomicKernels::PATTERNS`]) and factored along
 //! the elimination plan `model!` hands the workspace when one pays
-//! ([`PrkNonholonomicWorkspace::with_plan`]: `Λ¹`'s identity is a pivot of its own, the
+//! ([`StageWorkspace::with_plan`](super::stages::StageWorkspace::with_plan): `Λ¹`'s identity is a pivot of its own, the
 //! later stages' multipliers have none), by the dense LU otherwise. A state without `λ`
 //! gets the multiplier of the continuous equations at its `(q, v)` (spec 002 §4.8).
+//!
+//! The step itself, the workspace, Newton's system and the plan are the stage skeleton's
+//! ([`super::stages`]); this module is the family's part of it: its kernel buffers
+//! ([`Buffers`]), `λₖ` and Newton's starting point, the residual, the assembly above and
+//! the new state, in the impl of [`StageEquations`] for [`Buffers`].
 use nalgebra::SVector;
 
-use super::blocks::{add, nonzero, Kernel, Write};
+use super::blocks::{add, nonzero, Kernel};
+use super::stages::{block, stage_velocities, Known, StageBuffers, StageEquations};
+use super::stages::{StageWorkspace, Write};
 use crate::error::SolveError;
 use crate::kernels::{NonholonomicKernels, PointKernels};
 use crate::model::Real;
 use crate::schemes::NonholonomicLobatto;
-use crate::solve::sparse::{self, NeedsPivoting, Plan};
-use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
+use crate::solve::Storage;
 use crate::state::multiplier::multiplier;
 use crate::state::NonholonomicState;
-use crate::step::{StepOptions, WrongLength};
-use crate::tableaux::PartitionedTableau;
 use core::borrow::BorrowMut;
+
+pub use super::stages::{equations, step};
 
 /// Memory of a step: Newton's workspace for the `N = S (2D + K)` unknowns, the tableau,
 /// and the kernel buffers, every `D × D` matrix in storage `Z`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PrkNonholonomicWorkspace<
-    T: Real,
+pub type PrkNonholonomicWorkspace<
+    T,
     const S: usize,
     const D: usize,
     const K: usize,
     const N: usize,
-    Z: Storage,
-> {
-    newton: Workspace<T, N, Z>,
-    tableau: PartitionedTableau<S>,
-    kernels: Buffers<T, D, K, Z>,
-    plan: Option<&'static Plan>,
-}
+    Z,
+> = StageWorkspace<T, Buffers<T, D, K, Z>, S, N, Z>;
 
-/// The kernels of one point.
+/// The family's kernel buffers: the kernels of one point.
 #[derive(Clone, Debug, PartialEq)]
-struct Buffers<T: Real, const D: usize, const K: usize, Z: Storage> {
+pub struct Buffers<T: Real, const D: usize, const K: usize, Z: Storage> {
     /// `K_qq = D₁₁L + ∂(Aᵀ Λ)/∂q`, and the constraint term alone before it is added.
     k_qq: Z::Matrix<T, D>,
     a_t_lambda_q: Z::Matrix<T, D>,
@@ -84,83 +84,27 @@ struct Buffers<T: Real, const D: usize, const K: usize, Z: Storage> {
     a_v_q: [[T; K]; D],
 }
 
-impl<T: Real, const S: usize, const D: usize, const K: usize, const N: usize, Z: Storage>
-    PrkNonholonomicWorkspace<T, S, D, K, N, Z>
-{
-    /// A workspace for the Lobatto IIIA–IIIB pair with `S` stages.
-    pub fn lobatto() -> Self {
-        const { assert!(N == S * (2 * D + K), "N must be S (2D + K)") };
+/// Unknowns `X = (V¹ … Vˢ, Λ¹ … Λˢ, v¹ … vˢ)`: `N = S (2D + K)`.
+impl<T: Real, const D: usize, const K: usize, Z: Storage> StageBuffers for Buffers<T, D, K, Z> {
+    const PER_STAGE: usize = 2 * D + K;
+    const AFTER_STAGES: usize = 0;
+    fn zeros() -> Self {
         Self {
-            newton: Workspace::new(),
-            tableau: PartitionedTableau::lobatto_iiia_iiib(),
-            kernels: Buffers {
-                k_qq: Z::zeros(),
-                a_t_lambda_q: Z::zeros(),
-                l_qv: Z::zeros(),
-                l_vv: Z::zeros(),
-                a: [[T::zero(); K]; D],
-                a_v_q: [[T::zero(); K]; D],
-            },
-            plan: None,
+            k_qq: Z::zeros(),
+            a_t_lambda_q: Z::zeros(),
+            l_qv: Z::zeros(),
+            l_vv: Z::zeros(),
+            a: [[T::zero(); K]; D],
+            a_v_q: [[T::zero(); K]; D],
         }
-    }
-
-    /// The workspace factoring the step Jacobian along `plan` (an elimination plan of
-    /// its `N × N` pattern) instead of by the dense LU.
-    pub fn with_plan(mut self, plan: Option<&'static Plan>) -> Self {
-        if let Some(plan) = plan {
-            assert_eq!(plan.n, N, "a plan of the step Jacobian's size");
-        }
-        self.plan = plan;
-        self
-    }
-
-    /// The plan the step Jacobian is factored along, if any.
-    pub fn plan(&self) -> Option<&'static Plan> {
-        self.plan
-    }
-
-    /// Newton's workspace, and the step equations at `(qₖ, pₖ, λₖ)` over the rest.
-    fn split<'w, 's, Mdl>(
-        &'w mut self,
-        model: &'s Mdl,
-        h: T,
-        node: Node<'s, T, D, K>,
-    ) -> (
-        &'w mut Workspace<T, N, Z>,
-        Equations<'s, T, Mdl, S, D, K, Z>,
-    )
-    where
-        'w: 's,
-    {
-        let system = Equations {
-            model,
-            tableau: &self.tableau,
-            kernels: &mut self.kernels,
-            plan: self.plan,
-            h,
-            node,
-        };
-        (&mut self.newton, system)
     }
 }
 
-/// The known values of a step: `qₖ`, `pₖ` and `λₖ`.
-#[derive(Clone, Copy)]
-struct Node<'a, T: Real, const D: usize, const K: usize> {
-    q: &'a SVector<T, D>,
-    p: &'a SVector<T, D>,
-    lambda: SVector<T, K>,
-}
-
-/// Where each block of the unknowns (and of the equations, in the same order) starts.
+/// Where each block of the unknowns (and of the equations, in the same order) starts
+/// (`Vⁱ` and `Rᵢ` at `i·D`, as in every family).
 struct Layout<const S: usize, const D: usize, const K: usize>;
 
 impl<const S: usize, const D: usize, const K: usize> Layout<S, D, K> {
-    /// `Vⁱ` and `Rᵢ`.
-    const fn stage(i: usize) -> usize {
-        i * D
-    }
     /// `Λⁱ` and `Cᵢ`.
     const fn multiplier(i: usize) -> usize {
         S * D + i * K
@@ -179,66 +123,37 @@ struct Iterate<T: Real, const S: usize, const D: usize, const K: usize> {
     v: [SVector<T, D>; S],
 }
 
+/// The known values of a step of the family: `(qₖ, pₖ)` and `λₖ`.
+type Node<'a, T, Mdl, const S: usize, const D: usize, const K: usize> =
+    Known<'a, T, Mdl, SVector<T, K>, S, D>;
+
 impl<T: Real, const S: usize, const D: usize, const K: usize> Iterate<T, S, D, K> {
-    fn new<const N: usize>(
-        tableau: &PartitionedTableau<S>,
-        h: T,
-        q0: &SVector<T, D>,
-        x: &SVector<T, N>,
-    ) -> Self {
+    fn new<Mdl, const N: usize>(node: &Node<'_, T, Mdl, S, D, K>, x: &SVector<T, N>) -> Self {
         type L<const S: usize, const D: usize, const K: usize> = Layout<S, D, K>;
-        let v_stage: [SVector<T, D>; S] =
-            core::array::from_fn(|i| SVector::from_fn(|k, _| x[L::<S, D, K>::stage(i) + k]));
-        let lambda =
-            core::array::from_fn(|i| SVector::from_fn(|a, _| x[L::<S, D, K>::multiplier(i) + a]));
-        let v = core::array::from_fn(|i| SVector::from_fn(|k, _| x[L::<S, D, K>::velocity(i) + k]));
-        let q = core::array::from_fn(|i| combine(h, q0, &v_stage, &tableau.a[i]));
+        let v_stage = stage_velocities(x);
         Iterate {
-            q,
+            q: node.stage_positions(&v_stage),
             v_stage,
-            lambda,
-            v,
+            lambda: core::array::from_fn(|i| block(x, L::<S, D, K>::multiplier(i))),
+            v: core::array::from_fn(|i| block(x, L::<S, D, K>::velocity(i))),
         }
     }
 }
 
-/// `x₀ + h Σⱼ wⱼ yʲ`.
-fn combine<T: Real, const S: usize, const D: usize>(
-    h: T,
-    x0: &SVector<T, D>,
-    y: &[SVector<T, D>; S],
-    weights: &[f64; S],
-) -> SVector<T, D> {
-    let mut out = *x0;
-    for (yj, &w) in y.iter().zip(weights) {
-        let w: T = nalgebra::convert(w);
-        out.axpy(h * w, yj, T::one());
-    }
-    out
-}
-
-/// The step equations at a known node and step size, as Newton sees them.
-struct Equations<'a, T: Real, Mdl, const S: usize, const D: usize, const K: usize, Z: Storage> {
-    model: &'a Mdl,
-    tableau: &'a PartitionedTableau<S>,
-    kernels: &'a mut Buffers<T, D, K, Z>,
-    plan: Option<&'static Plan>,
-    h: T,
-    node: Node<'a, T, D, K>,
-}
-
-impl<T, Mdl, Z, const S: usize, const D: usize, const K: usize> Equations<'_, T, Mdl, S, D, K, Z>
-where
-    T: Real,
-    Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
-    Z: Storage,
-{
+impl<T: Real, const D: usize, const K: usize, Z: Storage> Buffers<T, D, K, Z> {
     /// `Wʲ = D₁L(Qʲ, Vʲ) + A(Qʲ)ᵀ Λʲ` (14c).
-    fn forces(&mut self, it: &Iterate<T, S, D, K>) -> [SVector<T, D>; S] {
+    fn forces<Mdl, const S: usize>(
+        &mut self,
+        model: &Mdl,
+        it: &Iterate<T, S, D, K>,
+    ) -> [SVector<T, D>; S]
+    where
+        Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
+    {
         core::array::from_fn(|j| {
-            let mut w = self.model.l_q(&it.q[j], &it.v_stage[j]);
-            self.model.a(&it.q[j], &mut self.kernels.a);
-            for (k, column) in self.kernels.a.iter().enumerate() {
+            let mut w = model.l_q(&it.q[j], &it.v_stage[j]);
+            model.a(&it.q[j], &mut self.a);
+            for (k, column) in self.a.iter().enumerate() {
                 for (a, &e) in column.iter().enumerate() {
                     w[k] += e * it.lambda[j][a];
                 }
@@ -248,37 +163,80 @@ where
     }
 }
 
-impl<T, Mdl, Z, const S: usize, const D: usize, const K: usize, const N: usize> NewtonSystem<T, N>
-    for Equations<'_, T, Mdl, S, D, K, Z>
+impl<T, Mdl, Z, const S: usize, const D: usize, const K: usize, const N: usize>
+    StageEquations<T, Mdl, S, D, N> for Buffers<T, D, K, Z>
 where
     T: Real,
     Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
     Z: Storage,
 {
-    fn residual(&mut self, x: &SVector<T, N>, r: &mut SVector<T, N>) {
+    type Scheme = NonholonomicLobatto<S>;
+    type State = NonholonomicState<T, D, K>;
+    type Extra = SVector<T, K>;
+
+    /// `λₖ`: the state's, or from the continuous equations at its `(q, v)`.
+    fn extra(
+        model: &Mdl,
+        state: &NonholonomicState<T, D, K>,
+    ) -> Result<SVector<T, K>, SolveError<T>> {
+        match state.lambda {
+            Some(lambda) => Ok(lambda),
+            None => multiplier(model, &state.q, &state.v),
+        }
+    }
+
+    /// `λₖ` as for a step, zero where the continuous equations fail.
+    fn extra_for_equations(model: &Mdl, state: &NonholonomicState<T, D, K>) -> SVector<T, K> {
+        <Self as StageEquations<T, Mdl, S, D, N>>::extra(model, state)
+            .unwrap_or_else(|_| SVector::zeros())
+    }
+
+    /// `Vⁱ = vⁱ = vₖ`, `Λⁱ = λₖ`.
+    fn guess(
+        node: &Node<'_, T, Mdl, S, D, K>,
+        state: &NonholonomicState<T, D, K>,
+        x: &mut SVector<T, N>,
+    ) {
         type L<const S: usize, const D: usize, const K: usize> = Layout<S, D, K>;
-        let (h, tab) = (self.h, self.tableau);
-        let it = Iterate::<T, S, D, K>::new(tab, h, self.node.q, x);
-        let w = self.forces(&it);
+        for i in 0..S {
+            for k in 0..D {
+                x[i * D + k] = state.v[k];
+                x[L::<S, D, K>::velocity(i) + k] = state.v[k];
+            }
+            for a in 0..K {
+                x[L::<S, D, K>::multiplier(i) + a] = node.extra[a];
+            }
+        }
+    }
+
+    fn residual(
+        &mut self,
+        node: &Node<'_, T, Mdl, S, D, K>,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+    ) {
+        type L<const S: usize, const D: usize, const K: usize> = Layout<S, D, K>;
+        let (model, tab) = (node.model, node.tableau);
+        let it = Iterate::<T, S, D, K>::new(node, x);
+        let w = self.forces(model, &it);
         for i in 0..S {
             // Rᵢ = D₂L(Qⁱ, Vⁱ) − pₖ − h Σⱼ âᵢⱼ Wʲ
-            let ri = self.model.l_v(&it.q[i], &it.v_stage[i])
-                - combine(h, self.node.p, &w, &tab.a_hat[i]);
+            let ri = model.l_v(&it.q[i], &it.v_stage[i]) - node.combine(node.p0, &w, &tab.a_hat[i]);
             // Lᵢ = D₂L(Qⁱ, vⁱ) − pⁱ, pⁱ = pₖ + h Σⱼ aᵢⱼ Wʲ
-            let li = self.model.l_v(&it.q[i], &it.v[i]) - combine(h, self.node.p, &w, &tab.a[i]);
+            let li = model.l_v(&it.q[i], &it.v[i]) - node.combine(node.p0, &w, &tab.a[i]);
             for k in 0..D {
-                r[L::<S, D, K>::stage(i) + k] = ri[k];
+                r[i * D + k] = ri[k];
                 r[L::<S, D, K>::velocity(i) + k] = li[k];
             }
             // C₁ = Λ¹ − λₖ, Cᵢ = A(Qⁱ) vⁱ
             let ci = if i == 0 {
-                it.lambda[0] - self.node.lambda
+                it.lambda[0] - node.extra
             } else {
-                self.model.a(&it.q[i], &mut self.kernels.a);
+                model.a(&it.q[i], &mut self.a);
                 SVector::from_fn(|a, _| {
                     let mut c = T::zero();
                     for k in 0..D {
-                        c += self.kernels.a[k][a] * it.v[i][k];
+                        c += self.a[k][a] * it.v[i][k];
                     }
                     c
                 })
@@ -289,36 +247,20 @@ where
         }
     }
 
-    fn residual_and_jacobian(
-        &mut self,
-        x: &SVector<T, N>,
-        r: &mut SVector<T, N>,
-        jac: &mut [[T; N]; N],
-    ) {
-        self.residual(x, r);
-        for column in jac.iter_mut() {
-            column.fill(T::zero());
-        }
-        self.assemble(x, jac, Write::Add);
-    }
-
-    planned_newton_methods!();
-}
-
-impl<T, Mdl, Z, const S: usize, const D: usize, const K: usize> Equations<'_, T, Mdl, S, D, K, Z>
-where
-    T: Real,
-    Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
-    Z: Storage,
-{
     /// Adds the Jacobian (module docs) to `jac`, stage by stage, each kernel over its
     /// pattern ([`PointKernels::PATTERNS`], [`NonholonomicKernels::PATTERNS`]; every
     /// entry without one). With [`Write::Zero`] it zeroes the entries it would add to
     /// instead, without evaluating the kernels.
-    fn assemble<const N: usize>(&mut self, x: &SVector<T, N>, jac: &mut [[T; N]; N], write: Write) {
+    fn assemble(
+        &mut self,
+        node: &Node<'_, T, Mdl, S, D, K>,
+        x: &SVector<T, N>,
+        jac: &mut [[T; N]; N],
+        write: Write,
+    ) {
         type L<const S: usize, const D: usize, const K: usize> = Layout<S, D, K>;
-        let it = Iterate::<T, S, D, K>::new(self.tableau, self.h, self.node.q, x);
-        let (h, tab) = (self.h, self.tableau);
+        let it = Iterate::<T, S, D, K>::new(node, x);
+        let (model, h, tab) = (node.model, node.h, node.tableau);
         let c = |x: f64| -> T { nalgebra::convert(x) };
         let point = <Mdl as PointKernels<T, D>>::PATTERNS;
         let constraint = <Mdl as NonholonomicKernels<T, D, K>>::PATTERNS;
@@ -328,7 +270,7 @@ where
             constraint.map(|p| p.k_qq),
             constraint.map(|p| p.times_v),
         );
-        let stage = L::<S, D, K>::stage;
+        let stage = |i: usize| i * D;
         // The rows a stage's `Wʲ` enters, with their weights: `Rᵢ` by `âᵢⱼ`, `Lᵢ` by `aᵢⱼ`.
         let w_rows = |j: usize| {
             (0..S)
@@ -343,23 +285,23 @@ where
                 l_vv,
                 a,
                 a_v_q,
-            } = &mut *self.kernels;
+            } = &mut *self;
             let (k_qq, a_t_lambda_q): (&mut [[T; D]; D], &mut [[T; D]; D]) =
                 (k_qq.borrow_mut(), a_t_lambda_q.borrow_mut());
             let (l_qv, l_vv): (&mut [[T; D]; D], &mut [[T; D]; D]) =
                 (l_qv.borrow_mut(), l_vv.borrow_mut());
             let (qj, vj) = (&it.q[j], &it.v_stage[j]);
             if write == Write::Add {
-                self.model.l_qq(qj, vj, k_qq);
-                self.model.a_t_lambda_q(qj, &it.lambda[j], a_t_lambda_q);
+                model.l_qq(qj, vj, k_qq);
+                model.a_t_lambda_q(qj, &it.lambda[j], a_t_lambda_q);
                 for (k, column) in k_qq.iter_mut().enumerate() {
                     for (i, e) in column.iter_mut().enumerate() {
                         *e += a_t_lambda_q[k][i];
                     }
                 }
-                self.model.l_qv(qj, vj, l_qv);
-                self.model.l_vv(qj, vj, l_vv);
-                self.model.a(qj, a);
+                model.l_qv(qj, vj, l_qv);
+                model.l_vv(qj, vj, l_vv);
+                model.a(qj, a);
             }
             let qq = Kernel::new(&*k_qq, p_qq);
             let qv = Kernel::new(&*l_qv, p_qv);
@@ -399,7 +341,7 @@ where
                 }
             } else {
                 if write == Write::Add {
-                    self.model.a_v_q(qj, &it.v[j], a_v_q);
+                    model.a_v_q(qj, &it.v[j], a_v_q);
                 }
                 let av = Kernel::new(&*a_v_q, p_av);
                 for (l, a_jl) in nonzero(&tab.a[j]) {
@@ -410,8 +352,8 @@ where
             }
             // Lⱼ's D₂L(Qʲ, vʲ): h aⱼₗ D₂₁L on Vˡ, D₂₂L on vʲ.
             if write == Write::Add {
-                self.model.l_qv(qj, &it.v[j], l_qv);
-                self.model.l_vv(qj, &it.v[j], l_vv);
+                model.l_qv(qj, &it.v[j], l_qv);
+                model.l_vv(qj, &it.v[j], l_vv);
             }
             let qv = Kernel::new(&*l_qv, p_qv);
             let vv = Kernel::new(&*l_vv, p_vv);
@@ -422,94 +364,24 @@ where
             add(jac, (vcol, vcol), T::one(), vv, false, write);
         }
     }
-}
 
-/// `λₖ`: the state's, or from the continuous equations at its `(q, v)`.
-fn lambda<T, Mdl, const D: usize, const K: usize>(
-    model: &Mdl,
-    state: &NonholonomicState<T, D, K>,
-) -> Result<SVector<T, K>, SolveError<T>>
-where
-    T: Real,
-    Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
-{
-    match state.lambda {
-        Some(lambda) => Ok(lambda),
-        None => multiplier(model, &state.q, &state.v),
-    }
-}
-
-/// One step: Newton from `Vⁱ = vⁱ = vₖ`, `Λⁱ = λₖ`, then (14a). `state` is only read, so
-/// a failed step leaves it as it was.
-pub fn step<T, Mdl, Z, const S: usize, const D: usize, const K: usize, const N: usize>(
-    model: &Mdl,
-    _scheme: &NonholonomicLobatto<S>,
-    h: T,
-    state: &NonholonomicState<T, D, K>,
-    ws: &mut PrkNonholonomicWorkspace<T, S, D, K, N, Z>,
-    options: &StepOptions<T>,
-) -> Result<(NonholonomicState<T, D, K>, StepReport<T>), SolveError<T>>
-where
-    T: Real,
-    Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
-    Z: Storage,
-{
-    type L<const S: usize, const D: usize, const K: usize> = Layout<S, D, K>;
-    let node = Node {
-        q: &state.q,
-        p: &state.p,
-        lambda: lambda(model, state)?,
-    };
-    let (newton, mut system) = ws.split(model, h, node);
-    for i in 0..S {
-        for k in 0..D {
-            newton.x[L::<S, D, K>::stage(i) + k] = state.v[k];
-            newton.x[L::<S, D, K>::velocity(i) + k] = state.v[k];
-        }
-        for a in 0..K {
-            newton.x[L::<S, D, K>::multiplier(i) + a] = node.lambda[a];
+    /// (14a): `qₖ₊₁ = qₖ + h Σⱼ bⱼ Vʲ`, `pₖ₊₁ = pₖ + h Σⱼ b̂ⱼ Wʲ`, `vₖ₊₁ = vˢ`,
+    /// `λₖ₊₁ = Λˢ`.
+    fn next_state(
+        &mut self,
+        node: &Node<'_, T, Mdl, S, D, K>,
+        state: &NonholonomicState<T, D, K>,
+        x: &SVector<T, N>,
+    ) -> NonholonomicState<T, D, K> {
+        let tab = node.tableau;
+        let it = Iterate::<T, S, D, K>::new(node, x);
+        let w = self.forces(node.model, &it);
+        NonholonomicState {
+            t: state.t + node.h,
+            q: node.combine(&state.q, &it.v_stage, &tab.b),
+            p: node.combine(&state.p, &w, &tab.b_hat),
+            v: it.v[S - 1],
+            lambda: Some(it.lambda[S - 1]),
         }
     }
-    let report = solve::solve(newton, &options.newton, &mut system)?;
-    let tab = system.tableau;
-    let it = Iterate::<T, S, D, K>::new(tab, h, &state.q, &newton.x);
-    let w = system.forces(&it);
-    let next = NonholonomicState {
-        t: state.t + h,
-        q: combine(h, &state.q, &it.v_stage, &tab.b),
-        p: combine(h, &state.p, &w, &tab.b_hat),
-        v: it.v[S - 1],
-        lambda: Some(it.lambda[S - 1]),
-    };
-    Ok((next, report))
-}
-
-/// [`Step::equations`](crate::Step::equations) of the family: the step equations and
-/// their assembled Jacobian at `x` (a state without `λ` takes it from the continuous
-/// equations; if that fails, from zero).
-#[allow(clippy::too_many_arguments)]
-pub fn equations<T, Mdl, Z, const S: usize, const D: usize, const K: usize, const N: usize>(
-    model: &Mdl,
-    _scheme: &NonholonomicLobatto<S>,
-    h: T,
-    state: &NonholonomicState<T, D, K>,
-    ws: &mut PrkNonholonomicWorkspace<T, S, D, K, N, Z>,
-    x: &[T],
-    r: &mut [T],
-    jac: &mut [T],
-) -> Result<(), WrongLength>
-where
-    T: Real,
-    Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
-    Z: Storage,
-{
-    WrongLength::check(N, x, r, jac)?;
-    let node = Node {
-        q: &state.q,
-        p: &state.p,
-        lambda: lambda(model, state).unwrap_or_else(|_| SVector::zeros()),
-    };
-    let (newton, mut system) = ws.split(model, h, node);
-    super::equations_at(newton, &mut system, x, r, jac);
-    Ok(())
 }
