@@ -4,7 +4,26 @@
 //! its equations and block Jacobian over one shared skeleton ([`stages`]).
 mod blocks;
 pub mod ggl;
+mod point;
 pub mod prk;
 pub mod prk_holonomic;
 pub mod prk_nonholonomic;
 pub mod stages;
+
+use core::borrow::Borrow;
+
+use crate::model::Real;
+use crate::solve::{Storage, Workspace};
+
+/// The tail of every family's `equations`: the residual and the Jacobian (column by
+/// column) that `newton` holds, copied out to the caller's slices.
+fn copy_out<T: Real, K: Storage, const N: usize>(
+    newton: &Workspace<T, N, K>,
+    r: &mut [T],
+    jac: &mut [T],
+) {
+    r.copy_from_slice(newton.r.as_slice());
+    for (out, column) in jac.chunks_exact_mut(N).zip(newton.jac.borrow().iter()) {
+        out.copy_from_slice(column);
+    }
+}

@@ -36,15 +36,15 @@
 //! state, in the impl of [`StageEquations`] for [`Buffers`].
 use nalgebra::SVector;
 
-use super::blocks::{add, nonzero, Kernel};
-use super::stages::{stage_velocities, Known, StageBuffers, StageEquations, StageWorkspace, Write};
-use crate::error::SolveError;
-use crate::kernels::{KernelPatterns, PointKernels};
+use super::blocks::{Assembly, Stage};
+use super::point::Hessians;
+use super::stages::StageWorkspace;
+use super::stages::{set_block, stage_velocities, Known, StageBuffers, StageEquations};
+use crate::kernels::PointKernels;
 use crate::model::Real;
 use crate::schemes::LobattoIIIAIIIB;
 use crate::solve::Storage;
 use crate::state::PhaseState;
-use core::borrow::BorrowMut;
 
 pub use super::stages::{equations, stage_system, step};
 
@@ -56,9 +56,7 @@ pub type PrkWorkspace<T, const S: usize, const D: usize, const N: usize, K> =
 /// The family's kernel buffers: `D₁₁L`, `D₁₂L`, `D₂₂L` of one stage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Buffers<T: Real, const D: usize, K: Storage> {
-    l_qq: K::Matrix<T, D>,
-    l_qv: K::Matrix<T, D>,
-    l_vv: K::Matrix<T, D>,
+    hessians: Hessians<T, D, K>,
 }
 
 /// Unknowns `X = (V¹, …, Vˢ)`: `N = S·D`.
@@ -67,9 +65,7 @@ impl<T: Real, const D: usize, K: Storage> StageBuffers for Buffers<T, D, K> {
     const AFTER_STAGES: usize = 0;
     fn zeros() -> Self {
         Self {
-            l_qq: K::zeros(),
-            l_qv: K::zeros(),
-            l_vv: K::zeros(),
+            hessians: Hessians::zeros(),
         }
     }
 }
@@ -83,51 +79,34 @@ fn stages<T: Real, Mdl, const S: usize, const D: usize, const N: usize>(
     (known.stage_positions(&v), v)
 }
 
-impl<T, Mdl, K, const S: usize, const D: usize, const N: usize> StageEquations<T, Mdl, S, D, N>
-    for Buffers<T, D, K>
+impl<T: Real, Mdl, K: Storage, const S: usize, const D: usize, const N: usize>
+    StageEquations<T, Mdl, S, D, N> for Buffers<T, D, K>
 where
-    T: Real,
     Mdl: PointKernels<T, D>,
-    K: Storage,
 {
     type Scheme = LobattoIIIAIIIB<S>;
     type State = PhaseState<T, D>;
-    type Extra = ();
-
-    fn extra(_: &Mdl, _: &PhaseState<T, D>) -> Result<(), SolveError<T>> {
-        Ok(())
-    }
-
-    fn extra_for_equations(_: &Mdl, _: &PhaseState<T, D>) {}
 
     /// `Vⁱ = v`, the state's guess.
     fn guess(_: &Known<'_, T, Mdl, (), S, D>, state: &PhaseState<T, D>, x: &mut SVector<T, N>) {
         for i in 0..S {
-            for k in 0..D {
-                x[i * D + k] = state.v[k];
-            }
+            set_block(x, i * D, &state.v);
         }
     }
 
+    /// `Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ`, `Wʲ = D₁L(Qʲ, Vʲ)`.
     fn residual(
         &mut self,
         known: &Known<'_, T, Mdl, (), S, D>,
         x: &SVector<T, N>,
         r: &mut SVector<T, N>,
     ) {
-        let (model, h) = (known.model, known.h);
+        let model = known.model;
         let (q, v) = stages(known, x);
         let w: [SVector<T, D>; S] = core::array::from_fn(|j| model.l_q(&q[j], &v[j]));
         for i in 0..S {
-            // Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ
-            let mut ri = model.l_v(&q[i], &v[i]) - known.p0;
-            for (j, wj) in w.iter().enumerate() {
-                let a_hat: T = nalgebra::convert(known.tableau.a_hat[i][j]);
-                ri.axpy(-h * a_hat, wj, T::one());
-            }
-            for k in 0..D {
-                r[i * D + k] = ri[k];
-            }
+            let ri = known.legendre_minus_forces(model.l_v(&q[i], &v[i]), &w, i);
+            set_block(r, i * D, &ri);
         }
     }
 
@@ -138,52 +117,31 @@ where
         &mut self,
         known: &Known<'_, T, Mdl, (), S, D>,
         x: &SVector<T, N>,
-        jac: &mut [[T; N]; N],
-        write: Write,
+        mut out: Assembly<'_, T, N>,
     ) {
         let (q, v) = stages(known, x);
         let (model, h, tab) = (known.model, known.h, known.tableau);
-        let c = |x: f64| -> T { nalgebra::convert(x) };
-        let patterns = Mdl::PATTERNS;
-        let pattern =
-            |pick: fn(&KernelPatterns) -> &'static [(u16, u16)]| patterns.map(|p| pick(&p));
-        let (p_qq, p_qv, p_vv) = (
-            pattern(|p| p.l_qq),
-            pattern(|p| p.l_qv),
-            pattern(|p| p.l_vv),
-        );
+        let p_qq = Mdl::PATTERNS.map(|p| p.l_qq);
         for j in 0..S {
-            let Buffers { l_qq, l_qv, l_vv } = &mut *self;
-            let l_qq: &mut [[T; D]; D] = l_qq.borrow_mut();
-            let l_qv: &mut [[T; D]; D] = l_qv.borrow_mut();
-            let l_vv: &mut [[T; D]; D] = l_vv.borrow_mut();
-            if write == Write::Add {
-                model.l_qq(&q[j], &v[j], l_qq);
-                model.l_qv(&q[j], &v[j], l_qv);
-                model.l_vv(&q[j], &v[j], l_vv);
+            if out.adds() {
+                self.hessians.evaluate(model, (&q[j], &v[j]), true);
             }
-            let (qq, qv, vv) = (
-                Kernel::new(&*l_qq, p_qq),
-                Kernel::new(&*l_qv, p_qv),
-                Kernel::new(&*l_vv, p_vv),
-            );
+            let [qq, qv, vv] = self.hessians.kernels::<Mdl>(p_qq);
+            let a_j = &tab.a[j];
+            let stage: Stage<'_, T, D, 0, S> = Stage {
+                j,
+                a_j,
+                h,
+                qq,
+                qv,
+                vv,
+                multiplier: None,
+            };
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
-            for (l, a_jl) in nonzero(&tab.a[j]) {
-                let f = h * c(a_jl);
-                add(jac, (j * D, l * D), f, qv, true, write);
-            }
-            add(jac, (j * D, j * D), T::one(), vv, false, write);
+            stage.legendre(&mut out, j * D);
             // Every row block i: −h âᵢⱼ ∂Wʲ/∂Vˡ = −h âᵢⱼ (h aⱼₗ D₁₁L(j) + δⱼₗ D₁₂L(j)).
             for i in 0..S {
-                if tab.a_hat[i][j] == 0.0 {
-                    continue;
-                }
-                let g = -h * c(tab.a_hat[i][j]);
-                for (l, a_jl) in nonzero(&tab.a[j]) {
-                    let f = g * h * c(a_jl);
-                    add(jac, (i * D, l * D), f, qq, false, write);
-                }
-                add(jac, (i * D, j * D), g, qv, false, write);
+                stage.force(&mut out, i * D, tab.a_hat[i][j]);
             }
         }
     }
@@ -192,12 +150,11 @@ where
     fn next_state(
         &mut self,
         known: &Known<'_, T, Mdl, (), S, D>,
-        state: &PhaseState<T, D>,
         x: &SVector<T, N>,
     ) -> PhaseState<T, D> {
         let (model, h, tableau) = (known.model, known.h, known.tableau);
         let (q, v) = stages(known, x);
-        let (mut q1, mut p1) = (state.q, state.p);
+        let (mut q1, mut p1) = (*known.q0, *known.p0);
         for j in 0..S {
             let b: T = nalgebra::convert(tableau.b[j]);
             let b_hat: T = nalgebra::convert(tableau.b_hat[j]);
@@ -205,7 +162,7 @@ where
             p1.axpy(h * b_hat, &model.l_q(&q[j], &v[j]), T::one());
         }
         PhaseState {
-            t: state.t + h,
+            t: known.t0 + h,
             q: q1,
             p: p1,
             v: v[S - 1],

@@ -50,40 +50,29 @@
 //! state, in the impl of [`StageEquations`] for [`Buffers`].
 use nalgebra::SVector;
 
-use super::blocks::{add, nonzero, Kernel};
-use super::stages::{block, stage_velocities, Known, StageBuffers, StageEquations};
-use super::stages::{StageWorkspace, Write};
-use crate::error::SolveError;
+use super::blocks::{Assembly, Kernel};
+use super::point::{Constrained, Holonomic, StageValues};
+use super::stages::StageWorkspace;
+use super::stages::{block, set_block, stage_velocities, Known, StageBuffers, StageEquations};
 use crate::kernels::{HolonomicKernels, PointKernels};
 use crate::model::Real;
 use crate::schemes::HolonomicLobatto;
 use crate::solve::Storage;
 use crate::state::PhaseState;
-use core::borrow::BorrowMut;
 
 pub use super::stages::{equations, stage_system as step_system, step};
 
 /// Memory of a step: Newton's workspace for the `N = S·D + S·M + D` unknowns, the
 /// tableau, and the kernel buffers, every `D × D` matrix in storage `K`.
-pub type PrkHolonomicWorkspace<
-    T,
-    const S: usize,
-    const D: usize,
-    const M: usize,
-    const N: usize,
-    K,
-> = StageWorkspace<T, Buffers<T, D, M, K>, S, N, K>;
+#[rustfmt::skip]
+pub type PrkHolonomicWorkspace<T, const S: usize, const D: usize, const M: usize, const N: usize, K> =
+    StageWorkspace<T, Buffers<T, D, M, K>, S, N, K>;
 
-/// The family's kernel buffers: the kernels of one point.
+/// The family's kernel buffers: the kernels of one point, `DΦ` (or `∂(DΦ v)/∂q` at `q¹`)
+/// in the constraint matrix's place.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Buffers<T: Real, const D: usize, const M: usize, K: Storage> {
-    /// `K_qq = D₁₁L + Σₐ Λₐ D²Φᵃ`, and the constraint term alone before it is added.
-    k_qq: K::Matrix<T, D>,
-    phi_qq: K::Matrix<T, D>,
-    l_qv: K::Matrix<T, D>,
-    l_vv: K::Matrix<T, D>,
-    /// `DΦ`, or `∂(DΦ v)/∂q` at `q¹`.
-    phi_q: [[T; M]; D],
+    point: Constrained<T, D, M, K, Holonomic>,
 }
 
 /// Unknowns `X = (V¹ … Vˢ, Λ¹ … Λˢ, v¹)`: `N = S (D + M) + D`.
@@ -92,11 +81,7 @@ impl<T: Real, const D: usize, const M: usize, K: Storage> StageBuffers for Buffe
     const AFTER_STAGES: usize = D;
     fn zeros() -> Self {
         Self {
-            k_qq: K::zeros(),
-            phi_qq: K::zeros(),
-            l_qv: K::zeros(),
-            l_vv: K::zeros(),
-            phi_q: [[T::zero(); M]; D],
+            point: Constrained::zeros(),
         }
     }
 }
@@ -138,70 +123,39 @@ impl<T: Real, const S: usize, const D: usize, const M: usize> Iterate<T, S, D, M
     fn new<Mdl, const N: usize>(known: &Known<'_, T, Mdl, (), S, D>, x: &SVector<T, N>) -> Self {
         type L<const S: usize, const D: usize, const M: usize> = Layout<S, D, M>;
         let v = stage_velocities(x);
-        let lambda = core::array::from_fn(|j| block(x, L::<S, D, M>::multiplier(j)));
         Iterate {
             q: known.stage_positions(&v),
             q1: known.combine(known.q0, &v, &known.tableau.b),
             v,
-            lambda,
+            lambda: core::array::from_fn(|j| block(x, L::<S, D, M>::multiplier(j))),
             v1: block(x, L::<S, D, M>::VELOCITY),
         }
     }
-}
 
-impl<T: Real, const D: usize, const M: usize, K: Storage> Buffers<T, D, M, K> {
-    /// `Wʲ = D₁L(Qʲ, Vʲ) + DΦ(Qʲ)ᵀ Λʲ` (13c).
-    fn forces<Mdl, const S: usize>(
-        &mut self,
-        model: &Mdl,
-        it: &Iterate<T, S, D, M>,
-    ) -> [SVector<T, D>; S]
-    where
-        Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
-    {
-        core::array::from_fn(|j| {
-            let mut w = model.l_q(&it.q[j], &it.v[j]);
-            model.phi_q(&it.q[j], &mut self.phi_q);
-            for (k, column) in self.phi_q.iter().enumerate() {
-                for (a, &g) in column.iter().enumerate() {
-                    w[k] += g * it.lambda[j][a];
-                }
-            }
-            w
-        })
+    /// `(Qʲ, Vʲ, Λʲ)` of every stage.
+    fn stages(&self) -> StageValues<'_, T, S, D, M> {
+        (&self.q, &self.v, &self.lambda)
     }
 }
 
-impl<T, Mdl, K, const S: usize, const D: usize, const M: usize, const N: usize>
+impl<T: Real, Mdl, K: Storage, const S: usize, const D: usize, const M: usize, const N: usize>
     StageEquations<T, Mdl, S, D, N> for Buffers<T, D, M, K>
 where
-    T: Real,
     Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
-    K: Storage,
 {
     type Scheme = HolonomicLobatto<S>;
     type State = PhaseState<T, D>;
-    type Extra = ();
-
-    fn extra(_: &Mdl, _: &PhaseState<T, D>) -> Result<(), SolveError<T>> {
-        Ok(())
-    }
-
-    fn extra_for_equations(_: &Mdl, _: &PhaseState<T, D>) {}
 
     /// `Vⁱ = v¹ = v` (the state's velocity), `Λʲ = 0`.
     fn guess(_: &Known<'_, T, Mdl, (), S, D>, state: &PhaseState<T, D>, x: &mut SVector<T, N>) {
         x.fill(T::zero());
         for i in 0..S {
-            for k in 0..D {
-                x[i * D + k] = state.v[k];
-            }
+            set_block(x, i * D, &state.v);
         }
-        for k in 0..D {
-            x[Layout::<S, D, M>::VELOCITY + k] = state.v[k];
-        }
+        set_block(x, Layout::<S, D, M>::VELOCITY, &state.v);
     }
 
+    /// The equations of the module docs, with `Wʲ = D₁L(Qʲ, Vʲ) + DΦ(Qʲ)ᵀ Λʲ` (13c).
     fn residual(
         &mut self,
         known: &Known<'_, T, Mdl, (), S, D>,
@@ -209,171 +163,88 @@ where
         r: &mut SVector<T, N>,
     ) {
         type L<const S: usize, const D: usize, const M: usize> = Layout<S, D, M>;
-        let (model, h) = (known.model, known.h);
+        let model = known.model;
         let it = Iterate::<T, S, D, M>::new(known, x);
-        let w = self.forces(model, &it);
+        let w = self.point.forces(model, it.stages());
         for i in 0..S {
             // Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ
-            let mut ri = model.l_v(&it.q[i], &it.v[i]) - known.p0;
-            for (wj, &a_hat) in w.iter().zip(&known.tableau.a_hat[i]) {
-                let a_hat: T = nalgebra::convert(a_hat);
-                ri.axpy(-h * a_hat, wj, T::one());
-            }
-            for k in 0..D {
-                r[i * D + k] = ri[k];
-            }
+            let ri = known.legendre_minus_forces(model.l_v(&it.q[i], &it.v[i]), &w, i);
+            set_block(r, i * D, &ri);
         }
         for i in 1..S {
-            let c = model.phi(&it.q[i]);
-            for a in 0..M {
-                r[L::<S, D, M>::constraint(i) + a] = c[a];
-            }
+            // Cᵢ = Φ(Qⁱ) (13d)
+            set_block(r, L::<S, D, M>::constraint(i), &model.phi(&it.q[i]));
         }
         // Lg = D₂L(q¹, v¹) − p¹, p¹ = p⁰ + h Σⱼ b̂ⱼ Wʲ (13a).
-        let legendre =
-            model.l_v(&it.q1, &it.v1) - known.combine(known.p0, &w, &known.tableau.b_hat);
-        for k in 0..D {
-            r[L::<S, D, M>::LEGENDRE + k] = legendre[k];
-        }
-        model.phi_q(&it.q1, &mut self.phi_q);
+        let p1 = known.combine(known.p0, &w, &known.tableau.b_hat);
+        set_block(r, L::<S, D, M>::LEGENDRE, &(model.l_v(&it.q1, &it.v1) - p1));
+        // Tg = DΦ(q¹) v¹
+        model.phi_q(&it.q1, &mut self.point.matrix);
         for a in 0..M {
             let mut t = T::zero();
             for k in 0..D {
-                t += self.phi_q[k][a] * it.v1[k];
+                t += self.point.matrix[k][a] * it.v1[k];
             }
             r[L::<S, D, M>::TANGENCY + a] = t;
         }
     }
 
-    /// Adds the Jacobian (module docs) to `jac`, stage by stage: the kernels of stage
+    /// Adds the Jacobian (module docs) to `out`, stage by stage: the kernels of stage
     /// `j` are evaluated once and added into every block they enter, each over its
     /// pattern ([`PointKernels::PATTERNS`], [`HolonomicKernels::PATTERNS`]; every entry
-    /// without one). With [`Write::Zero`] it zeroes the entries it would add to instead,
+    /// without one). In the pass that zeroes, it zeroes the entries it would add to instead,
     /// without evaluating the kernels.
     fn assemble(
         &mut self,
         known: &Known<'_, T, Mdl, (), S, D>,
         x: &SVector<T, N>,
-        jac: &mut [[T; N]; N],
-        write: Write,
+        mut out: Assembly<'_, T, N>,
     ) {
         type L<const S: usize, const D: usize, const M: usize> = Layout<S, D, M>;
         let it = Iterate::<T, S, D, M>::new(known, x);
         let (model, h, tab) = (known.model, known.h, known.tableau);
-        let c = |x: f64| -> T { nalgebra::convert(x) };
-        let point = <Mdl as PointKernels<T, D>>::PATTERNS;
-        let holonomic = <Mdl as HolonomicKernels<T, D, M>>::PATTERNS;
-        let p_qv = point.map(|p| p.l_qv);
-        let p_vv = point.map(|p| p.l_vv);
-        let (p_g, p_qq, p_gv) = (
-            holonomic.map(|p| p.matrix),
-            holonomic.map(|p| p.k_qq),
-            holonomic.map(|p| p.times_v),
-        );
-        let stage = |i: usize| i * D;
-        // The rows a stage's `Wʲ` enters, with their weights: `Rᵢ` by `âᵢⱼ`, `Lg` by `b̂ⱼ`.
-        let w_rows = |j: usize| {
-            (0..S)
-                .map(move |i| (stage(i), tab.a_hat[i][j]))
-                .chain(core::iter::once((L::<S, D, M>::LEGENDRE, tab.b_hat[j])))
-        };
+        let evaluate = out.adds();
         for j in 0..S {
-            let Buffers {
-                k_qq,
-                phi_qq,
-                l_qv,
-                l_vv,
-                phi_q,
-            } = &mut *self;
-            let (k_qq, phi_qq): (&mut [[T; D]; D], &mut [[T; D]; D]) =
-                (k_qq.borrow_mut(), phi_qq.borrow_mut());
-            let (l_qv, l_vv): (&mut [[T; D]; D], &mut [[T; D]; D]) =
-                (l_qv.borrow_mut(), l_vv.borrow_mut());
-            if write == Write::Add {
-                let (qj, vj) = (&it.q[j], &it.v[j]);
-                model.l_qq(qj, vj, k_qq);
-                model.phi_qq_contracted(qj, &it.lambda[j], phi_qq);
-                for (k, column) in k_qq.iter_mut().enumerate() {
-                    for (i, e) in column.iter_mut().enumerate() {
-                        *e += phi_qq[k][i];
-                    }
-                }
-                model.l_qv(qj, vj, l_qv);
-                model.l_vv(qj, vj, l_vv);
-                model.phi_q(qj, phi_q);
-            }
-            let qq = Kernel::new(&*k_qq, p_qq);
-            let qv = Kernel::new(&*l_qv, p_qv);
-            let vv = Kernel::new(&*l_vv, p_vv);
-            let g = Kernel::new(&*phi_q, p_g);
+            let at = (&it.q[j], &it.v[j], &it.lambda[j]);
+            let lambda_j = L::<S, D, M>::multiplier(j);
+            let stage = self
+                .point
+                .stage(model, (j, &tab.a[j], h), at, lambda_j, evaluate);
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
-            let row = stage(j);
-            for (l, a_jl) in nonzero(&tab.a[j]) {
-                let f = h * c(a_jl);
-                add(jac, (row, stage(l)), f, qv, true, write);
+            stage.legendre(&mut out, j * D);
+            // The rows Wʲ enters, `Rᵢ` with `âᵢⱼ` and `Lg` with `b̂ⱼ`, weight g:
+            // −h g (h aⱼₗ K_qq(j) + δⱼₗ D₁₂L(j)) on Vˡ, −h g Gⱼᵀ on Λʲ.
+            for i in 0..S {
+                stage.force(&mut out, i * D, tab.a_hat[i][j]);
             }
-            add(jac, (row, stage(j)), T::one(), vv, false, write);
-            // The rows Wʲ enters, weight g: −h g (h aⱼₗ K_qq(j) + δⱼₗ D₁₂L(j)) on Vˡ,
-            // −h g Gⱼᵀ on Λʲ.
-            for (row, weight) in w_rows(j) {
-                if weight == 0.0 {
-                    continue;
-                }
-                let w = -h * c(weight);
-                for (l, a_jl) in nonzero(&tab.a[j]) {
-                    let f = w * h * c(a_jl);
-                    add(jac, (row, stage(l)), f, qq, false, write);
-                }
-                add(jac, (row, stage(j)), w, qv, false, write);
-                add(jac, (row, L::<S, D, M>::multiplier(j)), w, g, true, write);
-            }
+            stage.force(&mut out, L::<S, D, M>::LEGENDRE, tab.b_hat[j]);
             // Cⱼ = Φ(Qʲ), j ≥ 1: h aⱼₗ Gⱼ on Vˡ.
-            if j > 0 {
-                for (l, a_jl) in nonzero(&tab.a[j]) {
-                    let f = h * c(a_jl);
-                    add(
-                        jac,
-                        (L::<S, D, M>::constraint(j), stage(l)),
-                        f,
-                        g,
-                        false,
-                        write,
-                    );
-                }
+            if let (true, Some((_, g))) = (j > 0, stage.multiplier) {
+                let row = L::<S, D, M>::constraint(j);
+                out.through_point(row, (&tab.a[j], h), g, false);
             }
         }
-        // The new node: Lg's D₂L(q¹, v¹) and the tangency equation.
-        let Buffers {
-            l_qv, l_vv, phi_q, ..
-        } = &mut *self;
-        let (l_qv, l_vv): (&mut [[T; D]; D], &mut [[T; D]; D]) =
-            (l_qv.borrow_mut(), l_vv.borrow_mut());
-        let (legendre, tangency) = (L::<S, D, M>::LEGENDRE, L::<S, D, M>::TANGENCY);
+        // The new node: Lg's D₂L(q¹, v¹) (h bₗ D₂₁L on Vˡ, D₂₂L on v¹) and the tangency
+        // equation (h bₗ ∂(DΦ v¹)/∂q on Vˡ, DΦ(q¹) on v¹).
+        let (legendre_row, tangency) = (L::<S, D, M>::LEGENDRE, L::<S, D, M>::TANGENCY);
         let velocity = L::<S, D, M>::VELOCITY;
-        if write == Write::Add {
-            model.l_qv(&it.q1, &it.v1, l_qv);
-            model.l_vv(&it.q1, &it.v1, l_vv);
+        let point = &mut self.point;
+        if evaluate {
+            point.hessians.evaluate(model, (&it.q1, &it.v1), false);
         }
-        let qv = Kernel::new(&*l_qv, p_qv);
-        let vv = Kernel::new(&*l_vv, p_vv);
-        for (l, b_l) in nonzero(&tab.b) {
-            let f = h * c(b_l);
-            add(jac, (legendre, stage(l)), f, qv, true, write);
+        let [_, qv, vv] = point.hessians.kernels::<Mdl>(None);
+        out.legendre((legendre_row, velocity), (&tab.b, h), (qv, vv));
+        let holonomic = <Mdl as HolonomicKernels<T, D, M>>::PATTERNS;
+        if evaluate {
+            model.phi_qv(&it.q1, &it.v1, &mut point.matrix);
         }
-        add(jac, (legendre, velocity), T::one(), vv, false, write);
-        if write == Write::Add {
-            model.phi_qv(&it.q1, &it.v1, phi_q);
+        let gv = Kernel::new(&point.matrix, holonomic.map(|p| p.times_v));
+        out.through_point(tangency, (&tab.b, h), gv, false);
+        if evaluate {
+            model.phi_q(&it.q1, &mut point.matrix);
         }
-        let gv = Kernel::new(&*phi_q, p_gv);
-        for (l, b_l) in nonzero(&tab.b) {
-            let f = h * c(b_l);
-            add(jac, (tangency, stage(l)), f, gv, false, write);
-        }
-        if write == Write::Add {
-            model.phi_q(&it.q1, phi_q);
-        }
-        let g = Kernel::new(&*phi_q, p_g);
-        add(jac, (tangency, velocity), T::one(), g, false, write);
+        let g = Kernel::new(&point.matrix, holonomic.map(|p| p.matrix));
+        out.add((tangency, velocity), T::one(), g, false);
     }
 
     /// `q¹` and `p¹ = p⁰ + h Σⱼ b̂ⱼ Wʲ` (13a); the new state's `v` is `v¹`, the velocity
@@ -381,13 +252,12 @@ where
     fn next_state(
         &mut self,
         known: &Known<'_, T, Mdl, (), S, D>,
-        state: &PhaseState<T, D>,
         x: &SVector<T, N>,
     ) -> PhaseState<T, D> {
         let it = Iterate::<T, S, D, M>::new(known, x);
-        let w = self.forces(known.model, &it);
+        let w = self.point.forces(known.model, it.stages());
         PhaseState {
-            t: state.t + known.h,
+            t: known.t0 + known.h,
             q: it.q1,
             p: known.combine(known.p0, &w, &known.tableau.b_hat),
             v: it.v1,

@@ -6,7 +6,7 @@ use core::borrow::{Borrow, BorrowMut};
 
 use nalgebra::SVector;
 
-use super::{StageEquations, StageWorkspace};
+use super::{StageEquations, StageWorkspace, StepStart};
 use crate::error::SolveError;
 use crate::model::Real;
 use crate::solve::{self, NewtonSystem, StepReport, Storage};
@@ -29,20 +29,20 @@ where
     F: StageEquations<T, Mdl, S, D, N>,
     K: Storage,
 {
-    let extra = F::extra(model, state)?;
+    let extra = state.extra(model)?;
     let start = (state.positions(), state.momenta());
-    let (newton, mut system) = ws.split(model, h, start, extra);
+    let (newton, mut system) = ws.split(model, (h, state.time()), start, extra);
     F::guess(&system.known, state, &mut newton.x);
     let report = solve::solve(newton, &options.newton, &mut system)?;
-    let next = system.kernels.next_state(&system.known, state, &newton.x);
+    let next = system.kernels.next_state(&system.known, &newton.x);
     Ok((next, report))
 }
 
 /// [`Step::equations`](crate::Step::equations) of the family `F`: its equations and
 /// their assembled Jacobian at `x` (column by column), with the known values of
-/// [`StageEquations::extra_for_equations`].
+/// [`StepStart::extra_for_equations`].
 #[allow(clippy::too_many_arguments)]
-pub fn equations<T, Mdl, F, K, const S: usize, const D: usize, const N: usize>(
+pub fn equations<T: Real, Mdl, F, K: Storage, const S: usize, const D: usize, const N: usize>(
     model: &Mdl,
     _scheme: &F::Scheme,
     h: T,
@@ -53,20 +53,15 @@ pub fn equations<T, Mdl, F, K, const S: usize, const D: usize, const N: usize>(
     jac: &mut [T],
 ) -> Result<(), WrongLength>
 where
-    T: Real,
     F: StageEquations<T, Mdl, S, D, N>,
-    K: Storage,
 {
     WrongLength::check(N, x, r, jac)?;
-    let extra = F::extra_for_equations(model, state);
+    let extra = state.extra_for_equations(model);
     let start = (state.positions(), state.momenta());
-    let (newton, mut system) = ws.split(model, h, start, extra);
+    let (newton, mut system) = ws.split(model, (h, state.time()), start, extra);
     newton.x.as_mut_slice().copy_from_slice(x);
     system.residual_and_jacobian(&newton.x, &mut newton.r, newton.jac.borrow_mut());
-    r.copy_from_slice(newton.r.as_slice());
-    for (out, column) in jac.chunks_exact_mut(N).zip(newton.jac.borrow().iter()) {
-        out.copy_from_slice(column);
-    }
+    super::super::copy_out(newton, r, jac);
     Ok(())
 }
 
@@ -84,10 +79,11 @@ pub fn stage_system<'w, T, Mdl, F, K, const S: usize, const D: usize, const N: u
 ) -> &'w [[T; N]; N]
 where
     T: Real,
-    F: StageEquations<T, Mdl, S, D, N, Extra = ()>,
+    F: StageEquations<T, Mdl, S, D, N>,
+    F::State: StepStart<T, Mdl, D, Extra = ()>,
     K: Storage,
 {
-    let (newton, mut system) = ws.split(model, h, (q0, p0), ());
+    let (newton, mut system) = ws.split(model, (h, T::zero()), (q0, p0), ());
     system.residual_and_jacobian(x, r, newton.jac.borrow_mut());
     newton.jac.borrow()
 }

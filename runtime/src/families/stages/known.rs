@@ -1,4 +1,4 @@
-//! What a step knows (the model, the tableau, `h`, `(q⁰, p⁰)` and the family's extra
+//! What a step knows (the model, the tableau, `h`, `(t⁰, q⁰, p⁰)` and the family's extra
 //! values), and the stage values every family computes from it the same way.
 use nalgebra::SVector;
 
@@ -14,11 +14,13 @@ pub struct Known<'a, T: Real, Mdl, X, const S: usize, const D: usize> {
     pub tableau: &'a PartitionedTableau<S>,
     /// The step size.
     pub h: T,
+    /// Time at the start of the step.
+    pub t0: T,
     /// Positions at the start of the step.
     pub q0: &'a SVector<T, D>,
     /// Momenta at the start of the step.
     pub p0: &'a SVector<T, D>,
-    /// What else the family knows ([`StageEquations::Extra`](super::StageEquations::Extra)).
+    /// What else the family knows ([`StepStart::Extra`](super::StepStart::Extra)).
     pub extra: X,
 }
 
@@ -39,6 +41,22 @@ impl<T: Real, Mdl, X, const S: usize, const D: usize> Known<'_, T, Mdl, X, S, D>
         out
     }
 
+    /// `D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ` from `D₂L(Qⁱ, Vⁱ)` and the forces `Wʲ`, the
+    /// terms subtracted one by one in the order of `j`.
+    pub fn legendre_minus_forces(
+        &self,
+        l_v: SVector<T, D>,
+        w: &[SVector<T, D>; S],
+        i: usize,
+    ) -> SVector<T, D> {
+        let mut ri = l_v - self.p0;
+        for (wj, &a_hat) in w.iter().zip(&self.tableau.a_hat[i]) {
+            let a_hat: T = nalgebra::convert(a_hat);
+            ri.axpy(-self.h * a_hat, wj, T::one());
+        }
+        ri
+    }
+
     /// The stage positions `Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ`.
     pub fn stage_positions(&self, v: &[SVector<T, D>; S]) -> [SVector<T, D>; S] {
         core::array::from_fn(|i| self.combine(self.q0, v, &self.tableau.a[i]))
@@ -51,6 +69,17 @@ pub fn block<T: Real, const L: usize, const N: usize>(
     first: usize,
 ) -> SVector<T, L> {
     SVector::from_fn(|k, _| x[first + k])
+}
+
+/// Writes `values` into the `L` entries of `x` from `first` on.
+pub fn set_block<T: Real, const L: usize, const N: usize>(
+    x: &mut SVector<T, N>,
+    first: usize,
+    values: &SVector<T, L>,
+) {
+    for k in 0..L {
+        x[first + k] = values[k];
+    }
 }
 
 /// The stage velocities `Vⁱ`, every family's first `S·D` unknowns.

@@ -8,11 +8,13 @@
 //!
 //! - [`StageBuffers`]: the buffers' zero value and the number of unknowns for `S`
 //!   stages (`N = S · PER_STAGE + AFTER_STAGES`, checked when a workspace is built);
-//! - [`StageEquations`]: its state type and scheme marker, what it knows besides
-//!   `(q⁰, p⁰)` ([`StageEquations::Extra`]), Newton's starting point from the state
+//! - [`StageEquations`]: its state type and scheme marker, Newton's starting point from
+//!   the state
 //!   ([`StageEquations::guess`]), its residual ([`StageEquations::residual`]), its
 //!   block Jacobian ([`StageEquations::assemble`]) and the next state from the
-//!   solution ([`StageEquations::next_state`]).
+//!   solution ([`StageEquations::next_state`]). Its state says what else a step knows
+//!   besides `(q⁰, p⁰)` ([`StepStart`]: nothing for a [`PhaseState`], `λₖ` for the
+//!   nonholonomic family's).
 //!
 //! Everything else is here: [`StageWorkspace`] (Newton's workspace, the tableau, the
 //! buffers, the plan), the [`NewtonSystem`](crate::solve::NewtonSystem) that zeroes
@@ -27,16 +29,16 @@ use nalgebra::SVector;
 
 use crate::error::SolveError;
 use crate::model::Real;
-use crate::state::NodeValues;
+use crate::state::{NodeValues, PhaseState};
 
 mod drive;
 mod known;
 mod system;
 mod workspace;
 
-pub use super::blocks::Write;
+pub use super::blocks::Assembly;
 pub use drive::{equations, stage_system, step};
-pub use known::{block, stage_velocities, Known};
+pub use known::{block, set_block, stage_velocities, Known};
 pub use workspace::StageWorkspace;
 
 /// The kernel buffers of a family, and the size of its unknowns.
@@ -49,58 +51,79 @@ pub trait StageBuffers: Clone + Debug + PartialEq {
     fn zeros() -> Self;
 }
 
+/// What a family's state gives a step besides `(q⁰, p⁰)` ([`Known::extra`]).
+pub trait StepStart<T: Real, Mdl, const D: usize>: NodeValues<T, D> + Copy {
+    /// The values: `()`, or the nonholonomic family's `λₖ`.
+    type Extra: Copy;
+    /// The values for a step.
+    fn extra(&self, model: &Mdl) -> Result<Self::Extra, SolveError<T>>;
+    /// The same for [`equations`], which cannot fail on the state: a fallback where
+    /// [`extra`](Self::extra) fails.
+    fn extra_for_equations(&self, model: &Mdl) -> Self::Extra;
+}
+
+/// A phase state gives nothing besides `(q, p)`: its `v` is only Newton's guess.
+impl<T: Real, Mdl, const D: usize> StepStart<T, Mdl, D> for PhaseState<T, D> {
+    type Extra = ();
+    fn extra(&self, _: &Mdl) -> Result<(), SolveError<T>> {
+        Ok(())
+    }
+    fn extra_for_equations(&self, _: &Mdl) {}
+}
+
+/// The known values of a step of family `F` ([`Known`] with its state's extra values).
+pub type KnownOf<'a, T, Mdl, F, const S: usize, const D: usize, const N: usize> = Known<
+    'a,
+    T,
+    Mdl,
+    <<F as StageEquations<T, Mdl, S, D, N>>::State as StepStart<T, Mdl, D>>::Extra,
+    S,
+    D,
+>;
+
 /// The equations of a family with `S` stages on a model `Mdl` of `D` coordinates, in
 /// `N` unknowns, implemented by its kernel buffers: what a family writes, every other
 /// part of a step being this module's.
 ///
 /// Each method's floating-point operations are the family's own: the skeleton calls
 /// them in a fixed order (per Newton iteration: `residual`; for a fresh Jacobian, with
-/// a plan, `assemble` with [`Write::Zero`] then [`Write::Add`], without one the whole
-/// matrix zeroed then `assemble` with [`Write::Add`]) and does no arithmetic of its own.
+/// a plan, `assemble` zeroing then adding, without one the whole matrix zeroed then
+/// `assemble` adding) and does no arithmetic of its own.
 pub trait StageEquations<T: Real, Mdl, const S: usize, const D: usize, const N: usize>:
     StageBuffers
 {
     /// The scheme marker the family steps (`LobattoIIIAIIIB<S>`, …).
     type Scheme;
     /// What the family carries from node to node.
-    type State: NodeValues<T, D> + Copy;
-    /// What a step knows besides `(q⁰, p⁰)`: `()`, or the nonholonomic family's `λₖ`.
-    type Extra: Copy;
+    type State: StepStart<T, Mdl, D>;
 
-    /// The known values besides `(q⁰, p⁰)` at `state`, for a step.
-    fn extra(model: &Mdl, state: &Self::State) -> Result<Self::Extra, SolveError<T>>;
-    /// The same for [`equations`], which cannot fail on the state: a fallback where
-    /// [`extra`](Self::extra) fails.
-    fn extra_for_equations(model: &Mdl, state: &Self::State) -> Self::Extra;
     /// Newton's starting point: every entry of `x`, from the state.
     fn guess(
-        known: &Known<'_, T, Mdl, Self::Extra, S, D>,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
         state: &Self::State,
         x: &mut SVector<T, N>,
     );
     /// The residual `R(x)`, every entry of `r`.
     fn residual(
         &mut self,
-        known: &Known<'_, T, Mdl, Self::Extra, S, D>,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
         x: &SVector<T, N>,
         r: &mut SVector<T, N>,
     );
-    /// Adds the exact Jacobian `∂R/∂x` at `x` into the column-stored `jac`; with
-    /// [`Write::Zero`], zeroes the entries it would add to instead, without evaluating
+    /// Adds the exact Jacobian `∂R/∂x` at `x` into `out`, or, in the pass that zeroes
+    /// ([`Assembly::adds`] false), zeroes the entries it would add to, without evaluating
     /// the kernels. The entries it visits must be the same in both passes (those of the
     /// elimination plan's pattern, `macros/src/emit/stage_patterns.rs`).
     fn assemble(
         &mut self,
-        known: &Known<'_, T, Mdl, Self::Extra, S, D>,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
         x: &SVector<T, N>,
-        jac: &mut [[T; N]; N],
-        write: Write,
+        out: Assembly<'_, T, N>,
     );
     /// The next state from Newton's solution `x`.
     fn next_state(
         &mut self,
-        known: &Known<'_, T, Mdl, Self::Extra, S, D>,
-        state: &Self::State,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
         x: &SVector<T, N>,
     ) -> Self::State;
 }

@@ -4,7 +4,8 @@
 //! the factorisation and solve along the plan, the dense LU's without one.
 use nalgebra::SVector;
 
-use super::{Known, StageEquations, Write};
+use super::{KnownOf, StageEquations};
+use crate::families::blocks::{Assembly, Write};
 use crate::model::Real;
 use crate::solve::sparse::{self, NeedsPivoting, Plan};
 use crate::solve::{lu, NewtonSystem};
@@ -16,7 +17,7 @@ where
     T: Real,
     F: StageEquations<T, Mdl, S, D, N>,
 {
-    pub(super) known: Known<'a, T, Mdl, F::Extra, S, D>,
+    pub(super) known: KnownOf<'a, T, Mdl, F, S, D, N>,
     pub(super) kernels: &'a mut F,
     pub(super) plan: Option<&'static Plan>,
 }
@@ -41,7 +42,8 @@ where
         for column in jac.iter_mut() {
             column.fill(T::zero());
         }
-        self.kernels.assemble(&self.known, x, jac, Write::Add);
+        self.kernels
+            .assemble(&self.known, x, Assembly::new(jac, Write::Add));
     }
 
     fn residual_and_jacobian_planned(
@@ -54,8 +56,10 @@ where
             return self.residual_and_jacobian(x, r, jac);
         }
         self.residual(x, r);
-        self.kernels.assemble(&self.known, x, jac, Write::Zero);
-        self.kernels.assemble(&self.known, x, jac, Write::Add);
+        self.kernels
+            .assemble(&self.known, x, Assembly::new(jac, Write::Zero));
+        self.kernels
+            .assemble(&self.known, x, Assembly::new(jac, Write::Add));
     }
 
     fn factor_planned(

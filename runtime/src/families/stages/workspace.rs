@@ -3,7 +3,7 @@
 use nalgebra::SVector;
 
 use super::system::Stages;
-use super::{Known, StageBuffers, StageEquations};
+use super::{Known, KnownOf, StageBuffers, StageEquations, StepStart};
 use crate::model::Real;
 use crate::solve::sparse::Plan;
 use crate::solve::{Storage, Workspace};
@@ -54,23 +54,24 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
         self.plan
     }
 
-    /// Newton's workspace, and the step equations at `(q⁰, p⁰)` and `extra` over the
+    /// Newton's workspace, and the step equations at `(t⁰, q⁰, p⁰)` and `extra` over the
     /// rest.
     pub(super) fn split<'w, 's, Mdl, const D: usize>(
         &'w mut self,
         model: &'s Mdl,
-        h: T,
+        (h, t0): (T, T),
         (q0, p0): (&'s SVector<T, D>, &'s SVector<T, D>),
-        extra: F::Extra,
+        extra: <F::State as StepStart<T, Mdl, D>>::Extra,
     ) -> (&'w mut Workspace<T, N, K>, Stages<'s, T, Mdl, F, S, D, N>)
     where
         'w: 's,
         F: StageEquations<T, Mdl, S, D, N>,
     {
-        let known = Known {
+        let known: KnownOf<'s, T, Mdl, F, S, D, N> = Known {
             model,
             tableau: &self.tableau,
             h,
+            t0,
             q0,
             p0,
             extra,
