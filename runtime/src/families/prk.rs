@@ -22,18 +22,20 @@
 //!
 //! Its pattern is the kernels' patterns placed by the tableau's structural zeros
 //! (`a₁ₗ = 0` in IIIA, `âᵢₛ = 0` in IIIB), which `model!` knows for each declared stage
-//! count. Where an elimination plan of that pattern costs at most a sixteenth of the dense LU's
-//! multiply–adds (a model of many bodies, whose second derivatives couple few
-//! coordinates), it hands the plan to the workspace ([`StageWorkspace::with_plan`](super::stages::StageWorkspace::with_plan)) and
-//! Newton factors along it ([`crate::solve::sparse::factor`], table-driven: nothing is
-//! emitted per stage count), falling back to the dense LU when a pivot fails its test.
+//! count. Where an elimination plan of that pattern costs at most a sixteenth of the
+//! dense LU's multiply–adds (a model of many bodies, whose second derivatives couple few
+//! coordinates), it hands the plan to the workspace
+//! ([`with_plan`](super::stages::StageWorkspace::with_plan)) and Newton factors along it
+//! ([`crate::solve::sparse::factor`], table-driven: nothing is emitted per stage
+//! count), falling back to the dense LU when a pivot fails its test.
 //! The assembly visits only the kernels' structural nonzeros
 //! ([`PointKernels::PATTERNS`]), and with a plan zeroes only those first.
 //!
-//! The step itself, the workspace, Newton's system and the plan are the stage skeleton's
-//! ([`super::stages`]); this module is the family's part of it: its kernel buffers
-//! ([`Buffers`]), Newton's starting point, the residual, the assembly above and the new
-//! state, in the impl of [`StageEquations`] for [`Buffers`].
+//! The step, the workspace ([`PrkWorkspace`], an alias), Newton's system and the plan are
+//! the stage skeleton's ([`super::stages`]). This module is the family's part: its
+//! kernel buffers ([`Buffers`]) and, in their impl of [`StageEquations`], Newton's
+//! starting point, `R`, the assembly above (the row blocks through the shared
+//! `Stage::legendre` and `Stage::force` of `families/blocks.rs`) and `(q¹, p¹)`.
 use nalgebra::SVector;
 
 use super::blocks::{Assembly, Stage};

@@ -40,14 +40,17 @@
 //! ([`PointKernels::PATTERNS`], [`HolonomicKernels::PATTERNS`]). Where `model!` found
 //! an elimination plan of the resulting pattern that pays (a model of many bodies: the
 //! multipliers' Schur complement pivoted by value, a constraint's multipliers at two
-//! stages possibly paired), the workspace carries it ([`StageWorkspace::with_plan`](super::stages::StageWorkspace::with_plan))
-//! and Newton factors along it, the entries it adds to zeroed first instead of the whole
-//! matrix; otherwise, and when a static pivot fails its test, the dense LU.
+//! stages possibly paired), the workspace carries it
+//! ([`with_plan`](super::stages::StageWorkspace::with_plan)) and Newton factors along
+//! it, the entries it adds to zeroed first instead of the whole matrix; otherwise, and
+//! when a static pivot fails its test, the dense LU.
 //!
-//! The step itself, the workspace, Newton's system and the plan are the stage skeleton's
-//! ([`super::stages`]); this module is the family's part of it: its kernel buffers
-//! ([`Buffers`]), Newton's starting point, the residual, the assembly above and the new
-//! state, in the impl of [`StageEquations`] for [`Buffers`].
+//! The step, the workspace ([`PrkHolonomicWorkspace`], an alias), Newton's system and
+//! the plan are the stage skeleton's ([`super::stages`]). This module is the family's
+//! part: its layout, its kernel buffers ([`Buffers`]: a constrained point of
+//! `families/point.rs` with `R = DΦ`) and, in their impl of [`StageEquations`], Newton's
+//! starting point, the equations, the Jacobian above (a stage's rows through the shared
+//! `Stage::legendre` and `Stage::force`, then `Cⱼ`, `Lg` and `Tg`) and the new state.
 use nalgebra::SVector;
 
 use super::blocks::{Assembly, Kernel};

@@ -36,14 +36,18 @@
 //! assembled stage by stage over the kernels' structural nonzeros
 //! ([`PointKernels::PATTERNS`], [`NonholonomicKernels::PATTERNS`]) and factored along
 //! the elimination plan `model!` hands the workspace when one pays
-//! ([`StageWorkspace::with_plan`](super::stages::StageWorkspace::with_plan): `Λ¹`'s identity is a pivot of its own, the
-//! later stages' multipliers have none), by the dense LU otherwise. A state without `λ`
-//! gets the multiplier of the continuous equations at its `(q, v)` (spec 002 §4.8).
+//! ([`with_plan`](super::stages::StageWorkspace::with_plan): `Λ¹`'s identity is a pivot
+//! of its own, the later stages' multipliers have none), by the dense LU otherwise. A
+//! state without `λ` gets the multiplier of the continuous equations at its `(q, v)`
+//! (spec 002 §4.8).
 //!
-//! The step itself, the workspace, Newton's system and the plan are the stage skeleton's
-//! ([`super::stages`]); this module is the family's part of it: its kernel buffers
-//! ([`Buffers`]), `λₖ` and Newton's starting point, the residual, the assembly above and
-//! the new state, in the impl of [`StageEquations`] for [`Buffers`].
+//! The step, the workspace ([`PrkNonholonomicWorkspace`], an alias), Newton's system and
+//! the plan are the stage skeleton's ([`super::stages`]). This module is the family's
+//! part: `λₖ` from the state (its [`StepStart`] impl), its layout, its kernel buffers
+//! ([`Buffers`]: a constrained point of `families/point.rs` with `R = A`, and
+//! `∂(A v)/∂q`) and, in their impl of [`StageEquations`], Newton's starting point, the
+//! equations, the Jacobian above (a stage's rows through the shared `Stage::legendre`
+//! and `Stage::force`, then `Cⱼ` and `Lⱼ`) and (14a).
 use nalgebra::SVector;
 
 use super::blocks::{Assembly, Kernel};

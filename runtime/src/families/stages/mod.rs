@@ -1,28 +1,46 @@
 //! The skeleton every assembled stage family shares ([`super::prk`],
-//! [`super::prk_holonomic`], [`super::prk_nonholonomic`]): the step's memory, the
-//! Newton system with its elimination plan, and the drivers `step`, `equations` and
-//! `stage_system`, written once over what differs between the families.
+//! [`super::prk_holonomic`], [`super::prk_nonholonomic`]): a step's memory, Newton's
+//! system with its elimination plan, and the drivers, written once over what differs
+//! between the families.
 //!
-//! A family is its kernel buffers (the memory its assembly evaluates the model's
-//! kernels into, a type of its own) implementing two traits:
+//! Written here, once:
 //!
-//! - [`StageBuffers`]: the buffers' zero value and the number of unknowns for `S`
+//! - [`StageWorkspace`] (`workspace.rs`): Newton's workspace, the tableau, the family's
+//!   kernel buffers and the plan, with `lobatto()`, `with_plan` and `plan`. Each family
+//!   names it by a type alias over its buffers (`PrkWorkspace`, …), the names `model!`
+//!   emits.
+//! - The [`NewtonSystem`](crate::solve::NewtonSystem) (`system.rs`): the family's
+//!   residual; its Jacobian zeroed (the whole matrix, or with a plan only the entries the
+//!   assembly writes) and assembled; the factorisation and solve along the plan, the
+//!   dense LU's without one.
+//! - [`Known`] (`known.rs`): what a step knows (the model, the tableau, `h`, `t⁰`, `q⁰`,
+//!   `p⁰` and what else the state gives), and the values every family computes alike:
+//!   the stage velocities and positions `Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ`, the sums
+//!   `x₀ + h Σⱼ wⱼ yʲ`, the blocks of the unknowns.
+//! - The drivers [`step`], [`equations`] and [`stage_system`] (`drive.rs`), which the
+//!   family modules re-export.
+//!
+//! A family writes its kernel buffers, a type of its own and its only memory, and on
+//! them:
+//!
+//! - [`StageBuffers`]: the buffers' zero value and its unknowns per stage and after the
 //!   stages (`N = S · PER_STAGE + AFTER_STAGES`, checked when a workspace is built);
-//! - [`StageEquations`]: its state type and scheme marker, Newton's starting point from
-//!   the state
-//!   ([`StageEquations::guess`]), its residual ([`StageEquations::residual`]), its
-//!   block Jacobian ([`StageEquations::assemble`]) and the next state from the
-//!   solution ([`StageEquations::next_state`]). Its state says what else a step knows
-//!   besides `(q⁰, p⁰)` ([`StepStart`]: nothing for a [`PhaseState`], `λₖ` for the
-//!   nonholonomic family's).
+//! - [`StageEquations`]: its scheme marker and state, Newton's starting point from the
+//!   state ([`StageEquations::guess`]), its residual ([`StageEquations::residual`]), its
+//!   block Jacobian ([`StageEquations::assemble`]) and the next state from the solution
+//!   ([`StageEquations::next_state`]).
 //!
-//! Everything else is here: [`StageWorkspace`] (Newton's workspace, the tableau, the
-//! buffers, the plan), the [`NewtonSystem`](crate::solve::NewtonSystem) that zeroes
-//! and assembles the Jacobian and factors it along the plan (`system.rs`), the values
-//! of [`Known`] (the stage positions `Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ`), and the drivers
-//! (`drive.rs`). The family's module exposes them under its own names: a type alias of
-//! [`StageWorkspace`] over its buffers, and `pub use` of [`step`], [`equations`] (and
-//! [`stage_system`] where the family knows nothing besides `(q⁰, p⁰)`).
+//! Its state says what else a step knows besides `(q⁰, p⁰)` ([`StepStart`]: nothing
+//! for a [`PhaseState`], implemented here; `λₖ` for the nonholonomic family's state).
+//! Its assembly writes through an [`Assembly`] the blocks the families share
+//! (`families/blocks.rs`: a kernel at a block, the terms through a stage position, a
+//! Legendre transform's row, the rows a stage's force enters) and evaluates its kernels
+//! into the point buffers of `families/point.rs` (the Lagrangian's second derivatives;
+//! for a constrained family `K_qq` and the constraint matrix, both constrained
+//! families reading their kernels through one trait, `ConstraintMatrix`).
+//!
+//! The skeleton does no arithmetic of its own: every floating-point operation of a step
+//! is in the family's methods, called in a fixed order.
 use core::fmt::Debug;
 
 use nalgebra::SVector;
