@@ -2,7 +2,8 @@
 //! [`super::prk_holonomic`], [`super::prk_nonholonomic`]): a kernel (`D × D`, or a
 //! `K × D` constraint matrix), or its transpose, scaled and added at a block of the
 //! column-stored Jacobian, over the kernel's structural nonzeros when `model!` gave
-//! them.
+//! them; and the blocks every family writes the same way: an equation's terms through a
+//! stage position, a Legendre transform's, and a stage force's in the rows it enters.
 use crate::model::Real;
 
 /// What an assembly writes at the entries it visits.
@@ -36,44 +37,153 @@ impl<'a, T, const R: usize, const C: usize> Kernel<'a, T, R, C> {
     }
 }
 
-/// Adds `f · K` (`f · Kᵀ` if `transpose`) at rows `row…`, columns `column…` of the
-/// column-stored Jacobian, visiting `K`'s pattern (every entry without one), or zeroes
-/// the entries it would add to. Adding skips a zero `f`; zeroing does not, so that
-/// every entry of a plan's pattern is zeroed even where a coefficient `f` computed at
-/// run time is zero (`h²` underflowing), and none keeps a value of the last
-/// factorisation. The blocks of the tableau's own zeros, which the pattern leaves out,
-/// the assemblies skip before calling this, in both passes ([`nonzero`]).
-pub(crate) fn add<T: Real, const R: usize, const C: usize, const N: usize>(
-    jac: &mut [[T; N]; N],
-    (row, column): (usize, usize),
-    f: T,
-    kernel: Kernel<'_, T, R, C>,
-    transpose: bool,
+/// The Jacobian an assembly writes (column storage), and what it writes at the entries
+/// it visits: the terms, added, or (with an elimination plan, before they are added)
+/// zeros at the same entries, the kernels not evaluated.
+pub struct Assembly<'a, T, const N: usize> {
+    jac: &'a mut [[T; N]; N],
     write: Write,
-) {
-    if write == Write::Add && f == T::zero() {
-        return;
+}
+
+impl<'a, T: Real, const N: usize> Assembly<'a, T, N> {
+    pub(crate) fn new(jac: &'a mut [[T; N]; N], write: Write) -> Self {
+        Self { jac, write }
     }
-    let mut entry = |r: usize, c: usize| {
-        let (i, j) = if transpose { (c, r) } else { (r, c) };
-        let target = &mut jac[column + j][row + i];
-        match write {
-            Write::Zero => *target = T::zero(),
-            Write::Add => *target += f * kernel.values[c][r],
+
+    /// Whether this pass adds the terms, and so needs the kernels evaluated.
+    pub fn adds(&self) -> bool {
+        self.write == Write::Add
+    }
+
+    /// Adds `f · K` (`f · Kᵀ` if `transpose`) at rows `row…`, columns `column…`,
+    /// visiting `K`'s pattern (every entry without one), or zeroes the entries it would
+    /// add to. Adding skips a zero `f`; zeroing does not, so that every entry of a
+    /// plan's pattern is zeroed even where a coefficient `f` computed at run time is
+    /// zero (`h²` underflowing), and none keeps a value of the last factorisation. The
+    /// blocks of the tableau's own zeros, which the pattern leaves out, the assemblies
+    /// skip before calling this, in both passes ([`nonzero`]).
+    pub(crate) fn add<const R: usize, const C: usize>(
+        &mut self,
+        (row, column): (usize, usize),
+        f: T,
+        kernel: Kernel<'_, T, R, C>,
+        transpose: bool,
+    ) {
+        let write = self.write;
+        if write == Write::Add && f == T::zero() {
+            return;
         }
-    };
-    match kernel.pattern {
-        Some(pattern) => {
-            for &(r, c) in pattern {
-                entry(r as usize, c as usize);
+        let mut entry = |r: usize, c: usize| {
+            let (i, j) = if transpose { (c, r) } else { (r, c) };
+            let target = &mut self.jac[column + j][row + i];
+            match write {
+                Write::Zero => *target = T::zero(),
+                Write::Add => *target += f * kernel.values[c][r],
             }
-        }
-        None => {
-            for c in 0..C {
-                for r in 0..R {
-                    entry(r, c);
+        };
+        match kernel.pattern {
+            Some(pattern) => {
+                for &(r, c) in pattern {
+                    entry(r as usize, c as usize);
                 }
             }
+            None => {
+                for c in 0..C {
+                    for r in 0..R {
+                        entry(r, c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds the identity at the `len` diagonal entries from `first` (or zeroes them).
+    pub(crate) fn identity(&mut self, first: usize, len: usize) {
+        for a in first..first + len {
+            let target = &mut self.jac[a][a];
+            match self.write {
+                Write::Zero => *target = T::zero(),
+                Write::Add => *target += T::one(),
+            }
+        }
+    }
+
+    /// The terms of an equation block's `∂/∂Vˡ` through a point `Q = x₀ + h Σₗ cₗ Vˡ`:
+    /// `h cₗ K` (`h cₗ Kᵀ` if `transpose`), `K` the block's derivative with respect to
+    /// `Q`, at row `row` and the columns of every `Vˡ` whose `cₗ` is not a structural
+    /// zero (`l·D`, `D` the kernel's side along the coordinates).
+    #[inline(always)]
+    pub(crate) fn through_point<const R: usize, const C: usize, const S: usize>(
+        &mut self,
+        row: usize,
+        (weights, h): (&[f64; S], T),
+        kernel: Kernel<'_, T, R, C>,
+        transpose: bool,
+    ) {
+        let d = if transpose { R } else { C };
+        for (l, c_l) in nonzero(weights) {
+            let f = h * nalgebra::convert::<f64, T>(c_l);
+            self.add((row, l * d), f, kernel, transpose);
+        }
+    }
+
+    /// Row block `row` of a Legendre transform `D₂L(Q, u) − …` at the point `Q` of
+    /// [`through_point`](Self::through_point) and a velocity unknown `u` (columns from
+    /// `u`): `h cₗ D₂₁L` on every `Vˡ` (`D₂₁L = D₁₂Lᵀ`), `D₂₂L` on `u`.
+    #[inline(always)]
+    pub(crate) fn legendre<const D: usize, const S: usize>(
+        &mut self,
+        (row, u): (usize, usize),
+        point: (&[f64; S], T),
+        (qv, vv): (Kernel<'_, T, D, D>, Kernel<'_, T, D, D>),
+    ) {
+        self.through_point(row, point, qv, true);
+        self.add((row, u), T::one(), vv, false);
+    }
+}
+
+/// The kernels of stage `j` at `(Qʲ, Vʲ)` as the equations its force
+/// `Wʲ = D₁L(Qʲ, Vʲ) (+ R(Qʲ)ᵀ Λʲ)` enters see them, with `Qʲ = q⁰ + h Σₗ aⱼₗ Vˡ`.
+#[derive(Clone, Copy)]
+pub(crate) struct Stage<'a, T, const D: usize, const M: usize, const S: usize> {
+    /// The stage, and row `j` of the tableau's `A`.
+    pub j: usize,
+    pub a_j: &'a [f64; S],
+    pub h: T,
+    /// `D₁₁L`, or with constraints `K_qq = D₁₁L + ∂(Rᵀ Λʲ)/∂q`.
+    pub qq: Kernel<'a, T, D, D>,
+    /// `D₁₂L`.
+    pub qv: Kernel<'a, T, D, D>,
+    /// `D₂₂L`.
+    pub vv: Kernel<'a, T, D, D>,
+    /// The first column of `Λʲ` and the constraint matrix `R(Qʲ)`, if `Wʲ` has them.
+    pub multiplier: Option<(usize, Kernel<'a, T, M, D>)>,
+}
+
+impl<T: Real, const D: usize, const M: usize, const S: usize> Stage<'_, T, D, M, S> {
+    /// Row block `row` of `D₂L(Qʲ, Vʲ) − …`: `h aⱼₗ D₂₁L(j)` on `Vˡ`, `D₂₂L(j)` on `Vʲ`.
+    #[inline(always)]
+    pub fn legendre<const N: usize>(&self, out: &mut Assembly<'_, T, N>, row: usize) {
+        out.legendre((row, self.j * D), (self.a_j, self.h), (self.qv, self.vv));
+    }
+
+    /// Row block `row`, which `Wʲ` enters with the weight `g` (`−h g Wʲ`): `−h g (h aⱼₗ
+    /// K_qq(j) + δⱼₗ D₁₂L(j))` on `Vˡ` and `−h g R(Qʲ)ᵀ` on `Λʲ`; nothing where `g` is a
+    /// structural zero of the tableau.
+    #[inline(always)]
+    pub fn force<const N: usize>(&self, out: &mut Assembly<'_, T, N>, row: usize, g: f64) {
+        if g == 0.0 {
+            return;
+        }
+        let (h, c) = (self.h, |x: f64| -> T { nalgebra::convert(x) });
+        let g = -h * c(g);
+        for (l, a_jl) in nonzero(self.a_j) {
+            let f = g * h * c(a_jl);
+            out.add((row, l * D), f, self.qq, false);
+        }
+        out.add((row, self.j * D), g, self.qv, false);
+        if let Some((column, r)) = self.multiplier {
+            out.add((row, column), g, r, true);
         }
     }
 }

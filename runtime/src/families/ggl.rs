@@ -9,7 +9,7 @@ use crate::solve::sparse::{self, NeedsPivoting, Plan};
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
 use crate::state::GglState;
 use crate::step::{Block, Guess, StepOptions, WrongLength};
-use core::borrow::{Borrow, BorrowMut};
+use core::borrow::BorrowMut;
 
 /// The discrete equations of scheme `S` for one step of a model, with `N` unknowns:
 /// emitted by `model!` from the scheme's template, residual and exact Jacobian.
@@ -198,9 +198,6 @@ where
     // The writer skips structural zeros: clear them for a caller that reads them all.
     crate::__private::zero_matrix(ws.jac.borrow_mut());
     model.residual_and_jacobian(scheme, h, state, &ws.x, &mut ws.r, ws.jac.borrow_mut());
-    r.copy_from_slice(ws.r.as_slice());
-    for (out, column) in jac.chunks_exact_mut(N).zip(ws.jac.borrow().iter()) {
-        out.copy_from_slice(column);
-    }
+    super::copy_out(ws, r, jac);
     Ok(())
 }

@@ -40,122 +40,60 @@
 //! ([`PointKernels::PATTERNS`], [`HolonomicKernels::PATTERNS`]). Where `model!` found
 //! an elimination plan of the resulting pattern that pays (a model of many bodies: the
 //! multipliers' Schur complement pivoted by value, a constraint's multipliers at two
-//! stages possibly paired), the workspace carries it ([`PrkHolonomicWorkspace::with_plan`])
-//! and Newton factors along it, the entries it adds to zeroed first instead of the whole
-//! matrix; otherwise, and when a static pivot fails its test, the dense LU.
+//! stages possibly paired), the workspace carries it
+//! ([`with_plan`](super::stages::StageWorkspace::with_plan)) and Newton factors along
+//! it, the entries it adds to zeroed first instead of the whole matrix; otherwise, and
+//! when a static pivot fails its test, the dense LU.
+//!
+//! The step, the workspace ([`PrkHolonomicWorkspace`], an alias), Newton's system and
+//! the plan are the stage skeleton's ([`super::stages`]). This module is the family's
+//! part: its layout, its kernel buffers ([`Buffers`]: a constrained point of
+//! `families/point.rs` with `R = DΦ`) and, in their impl of [`StageEquations`], Newton's
+//! starting point, the equations, the Jacobian above (a stage's rows through the shared
+//! `Stage::legendre` and `Stage::force`, then `Cⱼ`, `Lg` and `Tg`) and the new state.
 use nalgebra::SVector;
 
-use super::blocks::{add, nonzero, Kernel, Write};
-use crate::error::SolveError;
+use super::blocks::{Assembly, Kernel};
+use super::point::{Constrained, Holonomic, StageValues};
+use super::stages::StageWorkspace;
+use super::stages::{block, set_block, stage_velocities, Known, StageBuffers, StageEquations};
 use crate::kernels::{HolonomicKernels, PointKernels};
 use crate::model::Real;
 use crate::schemes::HolonomicLobatto;
-use crate::solve::sparse::{self, NeedsPivoting, Plan};
-use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
+use crate::solve::Storage;
 use crate::state::PhaseState;
-use crate::step::{StepOptions, WrongLength};
-use crate::tableaux::PartitionedTableau;
-use core::borrow::{Borrow, BorrowMut};
+
+pub use super::stages::{equations, stage_system as step_system, step};
 
 /// Memory of a step: Newton's workspace for the `N = S·D + S·M + D` unknowns, the
 /// tableau, and the kernel buffers, every `D × D` matrix in storage `K`.
+#[rustfmt::skip]
+pub type PrkHolonomicWorkspace<T, const S: usize, const D: usize, const M: usize, const N: usize, K> =
+    StageWorkspace<T, Buffers<T, D, M, K>, S, N, K>;
+
+/// The family's kernel buffers: the kernels of one point, `DΦ` (or `∂(DΦ v)/∂q` at `q¹`)
+/// in the constraint matrix's place.
 #[derive(Clone, Debug, PartialEq)]
-pub struct PrkHolonomicWorkspace<
-    T: Real,
-    const S: usize,
-    const D: usize,
-    const M: usize,
-    const N: usize,
-    K: Storage,
-> {
-    newton: Workspace<T, N, K>,
-    tableau: PartitionedTableau<S>,
-    kernels: Buffers<T, D, M, K>,
-    plan: Option<&'static Plan>,
+pub struct Buffers<T: Real, const D: usize, const M: usize, K: Storage> {
+    point: Constrained<T, D, M, K, Holonomic>,
 }
 
-/// The kernels of one point.
-#[derive(Clone, Debug, PartialEq)]
-struct Buffers<T: Real, const D: usize, const M: usize, K: Storage> {
-    /// `K_qq = D₁₁L + Σₐ Λₐ D²Φᵃ`, and the constraint term alone before it is added.
-    k_qq: K::Matrix<T, D>,
-    phi_qq: K::Matrix<T, D>,
-    l_qv: K::Matrix<T, D>,
-    l_vv: K::Matrix<T, D>,
-    /// `DΦ`, or `∂(DΦ v)/∂q` at `q¹`.
-    phi_q: [[T; M]; D],
-}
-
-impl<T: Real, const S: usize, const D: usize, const M: usize, const N: usize, K: Storage>
-    PrkHolonomicWorkspace<T, S, D, M, N, K>
-{
-    /// A workspace for the Lobatto IIIA–IIIB pair with `S` stages.
-    pub fn lobatto() -> Self {
-        const { assert!(N == S * D + S * M + D, "N must be S·D + S·M + D") };
+/// Unknowns `X = (V¹ … Vˢ, Λ¹ … Λˢ, v¹)`: `N = S (D + M) + D`.
+impl<T: Real, const D: usize, const M: usize, K: Storage> StageBuffers for Buffers<T, D, M, K> {
+    const PER_STAGE: usize = D + M;
+    const AFTER_STAGES: usize = D;
+    fn zeros() -> Self {
         Self {
-            newton: Workspace::new(),
-            tableau: PartitionedTableau::lobatto_iiia_iiib(),
-            kernels: Buffers {
-                k_qq: K::zeros(),
-                phi_qq: K::zeros(),
-                l_qv: K::zeros(),
-                l_vv: K::zeros(),
-                phi_q: [[T::zero(); M]; D],
-            },
-            plan: None,
+            point: Constrained::zeros(),
         }
-    }
-
-    /// The workspace factoring the step Jacobian along `plan` (an elimination plan of
-    /// its `N × N` pattern, see the module) instead of by the dense LU.
-    pub fn with_plan(mut self, plan: Option<&'static Plan>) -> Self {
-        if let Some(plan) = plan {
-            assert_eq!(plan.n, N, "a plan of the step Jacobian's size");
-        }
-        self.plan = plan;
-        self
-    }
-
-    /// The plan the step Jacobian is factored along, if any.
-    pub fn plan(&self) -> Option<&'static Plan> {
-        self.plan
-    }
-
-    /// Newton's workspace, and the step equations at `(q⁰, p⁰)` over the rest.
-    fn split<'w, 's, Mdl>(
-        &'w mut self,
-        model: &'s Mdl,
-        h: T,
-        q0: &'s SVector<T, D>,
-        p0: &'s SVector<T, D>,
-    ) -> (
-        &'w mut Workspace<T, N, K>,
-        Equations<'s, T, Mdl, S, D, M, K>,
-    )
-    where
-        'w: 's,
-    {
-        let system = Equations {
-            model,
-            tableau: &self.tableau,
-            kernels: &mut self.kernels,
-            plan: self.plan,
-            h,
-            q0,
-            p0,
-        };
-        (&mut self.newton, system)
     }
 }
 
-/// Where each block of the unknowns and of the equations starts.
+/// Where each block of the unknowns and of the equations starts (`Vⁱ` and `Rᵢ` at
+/// `i·D`, as in every family).
 struct Layout<const S: usize, const D: usize, const M: usize>;
 
 impl<const S: usize, const D: usize, const M: usize> Layout<S, D, M> {
-    /// `Vⁱ` (unknowns) and `Rᵢ` (equations), `i = 0 … S − 1`.
-    const fn stage(i: usize) -> usize {
-        i * D
-    }
     /// `Λʲ`.
     const fn multiplier(j: usize) -> usize {
         S * D + j * M
@@ -185,351 +123,147 @@ struct Iterate<T: Real, const S: usize, const D: usize, const M: usize> {
 }
 
 impl<T: Real, const S: usize, const D: usize, const M: usize> Iterate<T, S, D, M> {
-    fn new<const N: usize>(
-        tableau: &PartitionedTableau<S>,
-        h: T,
-        q0: &SVector<T, D>,
-        x: &SVector<T, N>,
-    ) -> Self {
+    fn new<Mdl, const N: usize>(known: &Known<'_, T, Mdl, (), S, D>, x: &SVector<T, N>) -> Self {
         type L<const S: usize, const D: usize, const M: usize> = Layout<S, D, M>;
-        let v: [SVector<T, D>; S] =
-            core::array::from_fn(|i| SVector::from_fn(|k, _| x[L::<S, D, M>::stage(i) + k]));
-        let lambda =
-            core::array::from_fn(|j| SVector::from_fn(|a, _| x[L::<S, D, M>::multiplier(j) + a]));
-        let combine = |weights: &[f64; S]| {
-            let mut out = *q0;
-            for (vj, &w) in v.iter().zip(weights) {
-                let w: T = nalgebra::convert(w);
-                out.axpy(h * w, vj, T::one());
-            }
-            out
-        };
-        let q = core::array::from_fn(|i| combine(&tableau.a[i]));
-        let q1 = combine(&tableau.b);
-        let v1 = SVector::from_fn(|k, _| x[L::<S, D, M>::VELOCITY + k]);
+        let v = stage_velocities(x);
         Iterate {
-            q,
+            q: known.stage_positions(&v),
+            q1: known.combine(known.q0, &v, &known.tableau.b),
             v,
-            lambda,
-            q1,
-            v1,
+            lambda: core::array::from_fn(|j| block(x, L::<S, D, M>::multiplier(j))),
+            v1: block(x, L::<S, D, M>::VELOCITY),
         }
     }
-}
 
-/// The step equations at a known `(q⁰, p⁰)` and step size, as Newton sees them.
-struct Equations<'a, T: Real, Mdl, const S: usize, const D: usize, const M: usize, K: Storage> {
-    model: &'a Mdl,
-    tableau: &'a PartitionedTableau<S>,
-    kernels: &'a mut Buffers<T, D, M, K>,
-    plan: Option<&'static Plan>,
-    h: T,
-    q0: &'a SVector<T, D>,
-    p0: &'a SVector<T, D>,
-}
-
-impl<T, Mdl, K, const S: usize, const D: usize, const M: usize> Equations<'_, T, Mdl, S, D, M, K>
-where
-    T: Real,
-    Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
-    K: Storage,
-{
-    /// `Wʲ = D₁L(Qʲ, Vʲ) + DΦ(Qʲ)ᵀ Λʲ` (13c).
-    fn forces(&mut self, it: &Iterate<T, S, D, M>) -> [SVector<T, D>; S] {
-        core::array::from_fn(|j| {
-            let mut w = self.model.l_q(&it.q[j], &it.v[j]);
-            self.model.phi_q(&it.q[j], &mut self.kernels.phi_q);
-            for (k, column) in self.kernels.phi_q.iter().enumerate() {
-                for (a, &g) in column.iter().enumerate() {
-                    w[k] += g * it.lambda[j][a];
-                }
-            }
-            w
-        })
+    /// `(Qʲ, Vʲ, Λʲ)` of every stage.
+    fn stages(&self) -> StageValues<'_, T, S, D, M> {
+        (&self.q, &self.v, &self.lambda)
     }
+}
 
-    /// `p¹ = p⁰ + h Σⱼ b̂ⱼ Wʲ` (13a).
-    fn momentum(&self, w: &[SVector<T, D>; S]) -> SVector<T, D> {
-        let mut p1 = *self.p0;
-        for (wj, &b) in w.iter().zip(&self.tableau.b_hat) {
-            let b: T = nalgebra::convert(b);
-            p1.axpy(self.h * b, wj, T::one());
+impl<T: Real, Mdl, K: Storage, const S: usize, const D: usize, const M: usize, const N: usize>
+    StageEquations<T, Mdl, S, D, N> for Buffers<T, D, M, K>
+where
+    Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
+{
+    type Scheme = HolonomicLobatto<S>;
+    type State = PhaseState<T, D>;
+
+    /// `Vⁱ = v¹ = v` (the state's velocity), `Λʲ = 0`.
+    fn guess(_: &Known<'_, T, Mdl, (), S, D>, state: &PhaseState<T, D>, x: &mut SVector<T, N>) {
+        x.fill(T::zero());
+        for i in 0..S {
+            set_block(x, i * D, &state.v);
         }
-        p1
+        set_block(x, Layout::<S, D, M>::VELOCITY, &state.v);
     }
-}
 
-impl<T, Mdl, K, const S: usize, const D: usize, const M: usize, const N: usize> NewtonSystem<T, N>
-    for Equations<'_, T, Mdl, S, D, M, K>
-where
-    T: Real,
-    Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
-    K: Storage,
-{
-    fn residual(&mut self, x: &SVector<T, N>, r: &mut SVector<T, N>) {
+    /// The equations of the module docs, with `Wʲ = D₁L(Qʲ, Vʲ) + DΦ(Qʲ)ᵀ Λʲ` (13c).
+    fn residual(
+        &mut self,
+        known: &Known<'_, T, Mdl, (), S, D>,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+    ) {
         type L<const S: usize, const D: usize, const M: usize> = Layout<S, D, M>;
-        let it = Iterate::<T, S, D, M>::new(self.tableau, self.h, self.q0, x);
-        let w = self.forces(&it);
+        let model = known.model;
+        let it = Iterate::<T, S, D, M>::new(known, x);
+        let w = self.point.forces(model, it.stages());
         for i in 0..S {
             // Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ
-            let mut ri = self.model.l_v(&it.q[i], &it.v[i]) - self.p0;
-            for (wj, &a_hat) in w.iter().zip(&self.tableau.a_hat[i]) {
-                let a_hat: T = nalgebra::convert(a_hat);
-                ri.axpy(-self.h * a_hat, wj, T::one());
-            }
-            for k in 0..D {
-                r[L::<S, D, M>::stage(i) + k] = ri[k];
-            }
+            let ri = known.legendre_minus_forces(model.l_v(&it.q[i], &it.v[i]), &w, i);
+            set_block(r, i * D, &ri);
         }
         for i in 1..S {
-            let c = self.model.phi(&it.q[i]);
-            for a in 0..M {
-                r[L::<S, D, M>::constraint(i) + a] = c[a];
-            }
+            // Cᵢ = Φ(Qⁱ) (13d)
+            set_block(r, L::<S, D, M>::constraint(i), &model.phi(&it.q[i]));
         }
-        let legendre = self.model.l_v(&it.q1, &it.v1) - self.momentum(&w);
-        for k in 0..D {
-            r[L::<S, D, M>::LEGENDRE + k] = legendre[k];
-        }
-        self.model.phi_q(&it.q1, &mut self.kernels.phi_q);
+        // Lg = D₂L(q¹, v¹) − p¹, p¹ = p⁰ + h Σⱼ b̂ⱼ Wʲ (13a).
+        let p1 = known.combine(known.p0, &w, &known.tableau.b_hat);
+        set_block(r, L::<S, D, M>::LEGENDRE, &(model.l_v(&it.q1, &it.v1) - p1));
+        // Tg = DΦ(q¹) v¹
+        model.phi_q(&it.q1, &mut self.point.matrix);
         for a in 0..M {
             let mut t = T::zero();
             for k in 0..D {
-                t += self.kernels.phi_q[k][a] * it.v1[k];
+                t += self.point.matrix[k][a] * it.v1[k];
             }
             r[L::<S, D, M>::TANGENCY + a] = t;
         }
     }
 
-    fn residual_and_jacobian(
-        &mut self,
-        x: &SVector<T, N>,
-        r: &mut SVector<T, N>,
-        jac: &mut [[T; N]; N],
-    ) {
-        self.residual(x, r);
-        for column in jac.iter_mut() {
-            column.fill(T::zero());
-        }
-        self.assemble(x, jac, Write::Add);
-    }
-
-    planned_newton_methods!();
-}
-
-impl<T, Mdl, K, const S: usize, const D: usize, const M: usize> Equations<'_, T, Mdl, S, D, M, K>
-where
-    T: Real,
-    Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
-    K: Storage,
-{
-    /// Adds the Jacobian (module docs) to `jac`, stage by stage: the kernels of stage
+    /// Adds the Jacobian (module docs) to `out`, stage by stage: the kernels of stage
     /// `j` are evaluated once and added into every block they enter, each over its
     /// pattern ([`PointKernels::PATTERNS`], [`HolonomicKernels::PATTERNS`]; every entry
-    /// without one). With [`Write::Zero`] it zeroes the entries it would add to instead,
+    /// without one). In the pass that zeroes, it zeroes the entries it would add to instead,
     /// without evaluating the kernels.
-    fn assemble<const N: usize>(&mut self, x: &SVector<T, N>, jac: &mut [[T; N]; N], write: Write) {
+    fn assemble(
+        &mut self,
+        known: &Known<'_, T, Mdl, (), S, D>,
+        x: &SVector<T, N>,
+        mut out: Assembly<'_, T, N>,
+    ) {
         type L<const S: usize, const D: usize, const M: usize> = Layout<S, D, M>;
-        let it = Iterate::<T, S, D, M>::new(self.tableau, self.h, self.q0, x);
-        let (h, tab) = (self.h, self.tableau);
-        let c = |x: f64| -> T { nalgebra::convert(x) };
-        let point = <Mdl as PointKernels<T, D>>::PATTERNS;
-        let holonomic = <Mdl as HolonomicKernels<T, D, M>>::PATTERNS;
-        let p_qv = point.map(|p| p.l_qv);
-        let p_vv = point.map(|p| p.l_vv);
-        let (p_g, p_qq, p_gv) = (
-            holonomic.map(|p| p.matrix),
-            holonomic.map(|p| p.k_qq),
-            holonomic.map(|p| p.times_v),
-        );
-        let stage = L::<S, D, M>::stage;
-        // The rows a stage's `Wʲ` enters, with their weights: `Rᵢ` by `âᵢⱼ`, `Lg` by `b̂ⱼ`.
-        let w_rows = |j: usize| {
-            (0..S)
-                .map(move |i| (stage(i), tab.a_hat[i][j]))
-                .chain(core::iter::once((L::<S, D, M>::LEGENDRE, tab.b_hat[j])))
-        };
+        let it = Iterate::<T, S, D, M>::new(known, x);
+        let (model, h, tab) = (known.model, known.h, known.tableau);
+        let evaluate = out.adds();
         for j in 0..S {
-            let Buffers {
-                k_qq,
-                phi_qq,
-                l_qv,
-                l_vv,
-                phi_q,
-            } = &mut *self.kernels;
-            let (k_qq, phi_qq): (&mut [[T; D]; D], &mut [[T; D]; D]) =
-                (k_qq.borrow_mut(), phi_qq.borrow_mut());
-            let (l_qv, l_vv): (&mut [[T; D]; D], &mut [[T; D]; D]) =
-                (l_qv.borrow_mut(), l_vv.borrow_mut());
-            if write == Write::Add {
-                let (qj, vj) = (&it.q[j], &it.v[j]);
-                self.model.l_qq(qj, vj, k_qq);
-                self.model.phi_qq_contracted(qj, &it.lambda[j], phi_qq);
-                for (k, column) in k_qq.iter_mut().enumerate() {
-                    for (i, e) in column.iter_mut().enumerate() {
-                        *e += phi_qq[k][i];
-                    }
-                }
-                self.model.l_qv(qj, vj, l_qv);
-                self.model.l_vv(qj, vj, l_vv);
-                self.model.phi_q(qj, phi_q);
-            }
-            let qq = Kernel::new(&*k_qq, p_qq);
-            let qv = Kernel::new(&*l_qv, p_qv);
-            let vv = Kernel::new(&*l_vv, p_vv);
-            let g = Kernel::new(&*phi_q, p_g);
+            let at = (&it.q[j], &it.v[j], &it.lambda[j]);
+            let lambda_j = L::<S, D, M>::multiplier(j);
+            let stage = self
+                .point
+                .stage(model, (j, &tab.a[j], h), at, lambda_j, evaluate);
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
-            let row = stage(j);
-            for (l, a_jl) in nonzero(&tab.a[j]) {
-                let f = h * c(a_jl);
-                add(jac, (row, stage(l)), f, qv, true, write);
+            stage.legendre(&mut out, j * D);
+            // The rows Wʲ enters, `Rᵢ` with `âᵢⱼ` and `Lg` with `b̂ⱼ`, weight g:
+            // −h g (h aⱼₗ K_qq(j) + δⱼₗ D₁₂L(j)) on Vˡ, −h g Gⱼᵀ on Λʲ.
+            for i in 0..S {
+                stage.force(&mut out, i * D, tab.a_hat[i][j]);
             }
-            add(jac, (row, stage(j)), T::one(), vv, false, write);
-            // The rows Wʲ enters, weight g: −h g (h aⱼₗ K_qq(j) + δⱼₗ D₁₂L(j)) on Vˡ,
-            // −h g Gⱼᵀ on Λʲ.
-            for (row, weight) in w_rows(j) {
-                if weight == 0.0 {
-                    continue;
-                }
-                let w = -h * c(weight);
-                for (l, a_jl) in nonzero(&tab.a[j]) {
-                    let f = w * h * c(a_jl);
-                    add(jac, (row, stage(l)), f, qq, false, write);
-                }
-                add(jac, (row, stage(j)), w, qv, false, write);
-                add(jac, (row, L::<S, D, M>::multiplier(j)), w, g, true, write);
-            }
+            stage.force(&mut out, L::<S, D, M>::LEGENDRE, tab.b_hat[j]);
             // Cⱼ = Φ(Qʲ), j ≥ 1: h aⱼₗ Gⱼ on Vˡ.
-            if j > 0 {
-                for (l, a_jl) in nonzero(&tab.a[j]) {
-                    let f = h * c(a_jl);
-                    add(
-                        jac,
-                        (L::<S, D, M>::constraint(j), stage(l)),
-                        f,
-                        g,
-                        false,
-                        write,
-                    );
-                }
+            if let (true, Some((_, g))) = (j > 0, stage.multiplier) {
+                let row = L::<S, D, M>::constraint(j);
+                out.through_point(row, (&tab.a[j], h), g, false);
             }
         }
-        // The new node: Lg's D₂L(q¹, v¹) and the tangency equation.
-        let Buffers {
-            l_qv, l_vv, phi_q, ..
-        } = &mut *self.kernels;
-        let (l_qv, l_vv): (&mut [[T; D]; D], &mut [[T; D]; D]) =
-            (l_qv.borrow_mut(), l_vv.borrow_mut());
-        let (legendre, tangency) = (L::<S, D, M>::LEGENDRE, L::<S, D, M>::TANGENCY);
+        // The new node: Lg's D₂L(q¹, v¹) (h bₗ D₂₁L on Vˡ, D₂₂L on v¹) and the tangency
+        // equation (h bₗ ∂(DΦ v¹)/∂q on Vˡ, DΦ(q¹) on v¹).
+        let (legendre_row, tangency) = (L::<S, D, M>::LEGENDRE, L::<S, D, M>::TANGENCY);
         let velocity = L::<S, D, M>::VELOCITY;
-        if write == Write::Add {
-            self.model.l_qv(&it.q1, &it.v1, l_qv);
-            self.model.l_vv(&it.q1, &it.v1, l_vv);
+        let point = &mut self.point;
+        if evaluate {
+            point.hessians.evaluate(model, (&it.q1, &it.v1), false);
         }
-        let qv = Kernel::new(&*l_qv, p_qv);
-        let vv = Kernel::new(&*l_vv, p_vv);
-        for (l, b_l) in nonzero(&tab.b) {
-            let f = h * c(b_l);
-            add(jac, (legendre, stage(l)), f, qv, true, write);
+        let [_, qv, vv] = point.hessians.kernels::<Mdl>(None);
+        out.legendre((legendre_row, velocity), (&tab.b, h), (qv, vv));
+        let holonomic = <Mdl as HolonomicKernels<T, D, M>>::PATTERNS;
+        if evaluate {
+            model.phi_qv(&it.q1, &it.v1, &mut point.matrix);
         }
-        add(jac, (legendre, velocity), T::one(), vv, false, write);
-        if write == Write::Add {
-            self.model.phi_qv(&it.q1, &it.v1, phi_q);
+        let gv = Kernel::new(&point.matrix, holonomic.map(|p| p.times_v));
+        out.through_point(tangency, (&tab.b, h), gv, false);
+        if evaluate {
+            model.phi_q(&it.q1, &mut point.matrix);
         }
-        let gv = Kernel::new(&*phi_q, p_gv);
-        for (l, b_l) in nonzero(&tab.b) {
-            let f = h * c(b_l);
-            add(jac, (tangency, stage(l)), f, gv, false, write);
-        }
-        if write == Write::Add {
-            self.model.phi_q(&it.q1, phi_q);
-        }
-        let g = Kernel::new(&*phi_q, p_g);
-        add(jac, (tangency, velocity), T::one(), g, false, write);
+        let g = Kernel::new(&point.matrix, holonomic.map(|p| p.matrix));
+        out.add((tangency, velocity), T::one(), g, false);
     }
-}
 
-/// The step residual `R(X)` at the unknowns `x` and its exact Jacobian `∂R/∂X` (column
-/// storage) in the workspace, exposed for derivative oracles.
-pub fn step_system<'w, T, Mdl, K, const S: usize, const D: usize, const M: usize, const N: usize>(
-    model: &Mdl,
-    ws: &'w mut PrkHolonomicWorkspace<T, S, D, M, N, K>,
-    h: T,
-    q0: &SVector<T, D>,
-    p0: &SVector<T, D>,
-    x: &SVector<T, N>,
-    r: &mut SVector<T, N>,
-) -> &'w [[T; N]; N]
-where
-    T: Real,
-    Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
-    K: Storage,
-{
-    let (newton, mut system) = ws.split(model, h, q0, p0);
-    system.residual_and_jacobian(x, r, newton.jac.borrow_mut());
-    newton.jac.borrow()
-}
-
-/// One step: Newton from `Vⁱ = v¹ = v` (the state's velocity) and `Λʲ = 0`, then `q¹`,
-/// `p¹` from the solution; the new state's `v` is `v¹`, the velocity at the new node
-/// (`D₂L(q¹, v¹) = p¹`, tangent to the constraints). `state` is only read, so a failed
-/// step leaves it as it was.
-pub fn step<T, Mdl, K, const S: usize, const D: usize, const M: usize, const N: usize>(
-    model: &Mdl,
-    _scheme: &HolonomicLobatto<S>,
-    h: T,
-    state: &PhaseState<T, D>,
-    ws: &mut PrkHolonomicWorkspace<T, S, D, M, N, K>,
-    options: &StepOptions<T>,
-) -> Result<(PhaseState<T, D>, StepReport<T>), SolveError<T>>
-where
-    T: Real,
-    Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
-    K: Storage,
-{
-    type L<const S: usize, const D: usize, const M: usize> = Layout<S, D, M>;
-    let (newton, mut system) = ws.split(model, h, &state.q, &state.p);
-    newton.x.fill(T::zero());
-    for i in 0..S {
-        for k in 0..D {
-            newton.x[L::<S, D, M>::stage(i) + k] = state.v[k];
+    /// `q¹` and `p¹ = p⁰ + h Σⱼ b̂ⱼ Wʲ` (13a); the new state's `v` is `v¹`, the velocity
+    /// at the new node (`D₂L(q¹, v¹) = p¹`, tangent to the constraints).
+    fn next_state(
+        &mut self,
+        known: &Known<'_, T, Mdl, (), S, D>,
+        x: &SVector<T, N>,
+    ) -> PhaseState<T, D> {
+        let it = Iterate::<T, S, D, M>::new(known, x);
+        let w = self.point.forces(known.model, it.stages());
+        PhaseState {
+            t: known.t0 + known.h,
+            q: it.q1,
+            p: known.combine(known.p0, &w, &known.tableau.b_hat),
+            v: it.v1,
         }
     }
-    for k in 0..D {
-        newton.x[L::<S, D, M>::VELOCITY + k] = state.v[k];
-    }
-    let report = solve::solve(newton, &options.newton, &mut system)?;
-    let it = Iterate::<T, S, D, M>::new(system.tableau, h, &state.q, &newton.x);
-    let w = system.forces(&it);
-    let next = PhaseState {
-        t: state.t + h,
-        q: it.q1,
-        p: system.momentum(&w),
-        v: it.v1,
-    };
-    Ok((next, report))
-}
-
-/// [`Step::equations`](crate::Step::equations) of the family: the step equations and
-/// their assembled Jacobian at `x`.
-#[allow(clippy::too_many_arguments)]
-pub fn equations<T, Mdl, K, const S: usize, const D: usize, const M: usize, const N: usize>(
-    model: &Mdl,
-    _scheme: &HolonomicLobatto<S>,
-    h: T,
-    state: &PhaseState<T, D>,
-    ws: &mut PrkHolonomicWorkspace<T, S, D, M, N, K>,
-    x: &[T],
-    r: &mut [T],
-    jac: &mut [T],
-) -> Result<(), WrongLength>
-where
-    T: Real,
-    Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
-    K: Storage,
-{
-    WrongLength::check(N, x, r, jac)?;
-    let (newton, mut system) = ws.split(model, h, &state.q, &state.p);
-    super::equations_at(newton, &mut system, x, r, jac);
-    Ok(())
 }

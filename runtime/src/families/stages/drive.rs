@@ -1,0 +1,89 @@
+//! The drivers every assembled family exposes: one step (Newton from the family's
+//! guess, the next state from the solution), the equations at given unknowns for
+//! [`Step::equations`](crate::Step::equations), and the stage system for derivative
+//! oracles.
+use core::borrow::{Borrow, BorrowMut};
+
+use nalgebra::SVector;
+
+use super::{StageEquations, StageWorkspace, StepStart};
+use crate::error::SolveError;
+use crate::model::Real;
+use crate::solve::{self, NewtonSystem, StepReport, Storage};
+use crate::state::NodeValues;
+use crate::step::{StepOptions, WrongLength};
+
+/// One step of the family `F`: Newton from [`StageEquations::guess`], then
+/// [`StageEquations::next_state`] from the solution. `state` is only read, so a failed
+/// step leaves it as it was.
+pub fn step<T, Mdl, F, K, const S: usize, const D: usize, const N: usize>(
+    model: &Mdl,
+    _scheme: &F::Scheme,
+    h: T,
+    state: &F::State,
+    ws: &mut StageWorkspace<T, F, S, N, K>,
+    options: &StepOptions<T>,
+) -> Result<(F::State, StepReport<T>), SolveError<T>>
+where
+    T: Real,
+    F: StageEquations<T, Mdl, S, D, N>,
+    K: Storage,
+{
+    let extra = state.extra(model)?;
+    let start = (state.positions(), state.momenta());
+    let (newton, mut system) = ws.split(model, (h, state.time()), start, extra);
+    F::guess(&system.known, state, &mut newton.x);
+    let report = solve::solve(newton, &options.newton, &mut system)?;
+    let next = system.kernels.next_state(&system.known, &newton.x);
+    Ok((next, report))
+}
+
+/// [`Step::equations`](crate::Step::equations) of the family `F`: its equations and
+/// their assembled Jacobian at `x` (column by column), with the known values of
+/// [`StepStart::extra_for_equations`].
+#[allow(clippy::too_many_arguments)]
+pub fn equations<T: Real, Mdl, F, K: Storage, const S: usize, const D: usize, const N: usize>(
+    model: &Mdl,
+    _scheme: &F::Scheme,
+    h: T,
+    state: &F::State,
+    ws: &mut StageWorkspace<T, F, S, N, K>,
+    x: &[T],
+    r: &mut [T],
+    jac: &mut [T],
+) -> Result<(), WrongLength>
+where
+    F: StageEquations<T, Mdl, S, D, N>,
+{
+    WrongLength::check(N, x, r, jac)?;
+    let extra = state.extra_for_equations(model);
+    let start = (state.positions(), state.momenta());
+    let (newton, mut system) = ws.split(model, (h, state.time()), start, extra);
+    newton.x.as_mut_slice().copy_from_slice(x);
+    system.residual_and_jacobian(&newton.x, &mut newton.r, newton.jac.borrow_mut());
+    super::super::copy_out(newton, r, jac);
+    Ok(())
+}
+
+/// The residual `R(X)` of a family that knows nothing besides `(q⁰, p⁰)` at the
+/// unknowns `x`, and its exact Jacobian `∂R/∂X` (column storage) in the workspace: the
+/// system each Newton iteration of [`step`] solves, exposed for derivative oracles.
+pub fn stage_system<'w, T, Mdl, F, K, const S: usize, const D: usize, const N: usize>(
+    model: &Mdl,
+    ws: &'w mut StageWorkspace<T, F, S, N, K>,
+    h: T,
+    q0: &SVector<T, D>,
+    p0: &SVector<T, D>,
+    x: &SVector<T, N>,
+    r: &mut SVector<T, N>,
+) -> &'w [[T; N]; N]
+where
+    T: Real,
+    F: StageEquations<T, Mdl, S, D, N>,
+    F::State: StepStart<T, Mdl, D, Extra = ()>,
+    K: Storage,
+{
+    let (newton, mut system) = ws.split(model, (h, T::zero()), (q0, p0), ());
+    system.residual_and_jacobian(x, r, newton.jac.borrow_mut());
+    newton.jac.borrow()
+}

@@ -1,0 +1,90 @@
+//! What a step knows (the model, the tableau, `h`, `(t⁰, q⁰, p⁰)` and the family's extra
+//! values), and the stage values every family computes from it the same way.
+use nalgebra::SVector;
+
+use crate::model::Real;
+use crate::tableaux::PartitionedTableau;
+
+/// The known values of a step, as the family's methods see them.
+#[derive(Clone, Copy, Debug)]
+pub struct Known<'a, T: Real, Mdl, X, const S: usize, const D: usize> {
+    /// The model, for its kernels.
+    pub model: &'a Mdl,
+    /// The workspace's tableau.
+    pub tableau: &'a PartitionedTableau<S>,
+    /// The step size.
+    pub h: T,
+    /// Time at the start of the step.
+    pub t0: T,
+    /// Positions at the start of the step.
+    pub q0: &'a SVector<T, D>,
+    /// Momenta at the start of the step.
+    pub p0: &'a SVector<T, D>,
+    /// What else the family knows ([`StepStart::Extra`](super::StepStart::Extra)).
+    pub extra: X,
+}
+
+impl<T: Real, Mdl, X, const S: usize, const D: usize> Known<'_, T, Mdl, X, S, D> {
+    /// `x₀ + h Σⱼ wⱼ yʲ`, the terms in the order of `j`: a stage position or the new
+    /// node's (`wⱼ = aᵢⱼ`, `bⱼ`), a momentum (`âᵢⱼ`, `b̂ⱼ`).
+    pub fn combine(
+        &self,
+        x0: &SVector<T, D>,
+        y: &[SVector<T, D>; S],
+        weights: &[f64; S],
+    ) -> SVector<T, D> {
+        let mut out = *x0;
+        for (yj, &w) in y.iter().zip(weights) {
+            let w: T = nalgebra::convert(w);
+            out.axpy(self.h * w, yj, T::one());
+        }
+        out
+    }
+
+    /// `D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ` from `D₂L(Qⁱ, Vⁱ)` and the forces `Wʲ`, the
+    /// terms subtracted one by one in the order of `j`.
+    pub fn legendre_minus_forces(
+        &self,
+        l_v: SVector<T, D>,
+        w: &[SVector<T, D>; S],
+        i: usize,
+    ) -> SVector<T, D> {
+        let mut ri = l_v - self.p0;
+        for (wj, &a_hat) in w.iter().zip(&self.tableau.a_hat[i]) {
+            let a_hat: T = nalgebra::convert(a_hat);
+            ri.axpy(-self.h * a_hat, wj, T::one());
+        }
+        ri
+    }
+
+    /// The stage positions `Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ`.
+    pub fn stage_positions(&self, v: &[SVector<T, D>; S]) -> [SVector<T, D>; S] {
+        core::array::from_fn(|i| self.combine(self.q0, v, &self.tableau.a[i]))
+    }
+}
+
+/// The `L` unknowns of `x` from `first` on.
+pub fn block<T: Real, const L: usize, const N: usize>(
+    x: &SVector<T, N>,
+    first: usize,
+) -> SVector<T, L> {
+    SVector::from_fn(|k, _| x[first + k])
+}
+
+/// Writes `values` into the `L` entries of `x` from `first` on.
+pub fn set_block<T: Real, const L: usize, const N: usize>(
+    x: &mut SVector<T, N>,
+    first: usize,
+    values: &SVector<T, L>,
+) {
+    for k in 0..L {
+        x[first + k] = values[k];
+    }
+}
+
+/// The stage velocities `Vⁱ`, every family's first `S·D` unknowns.
+pub fn stage_velocities<T: Real, const S: usize, const D: usize, const N: usize>(
+    x: &SVector<T, N>,
+) -> [SVector<T, D>; S] {
+    core::array::from_fn(|i| block(x, i * D))
+}

@@ -1,0 +1,147 @@
+//! The skeleton every assembled stage family shares ([`super::prk`],
+//! [`super::prk_holonomic`], [`super::prk_nonholonomic`]): a step's memory, Newton's
+//! system with its elimination plan, and the drivers, written once over what differs
+//! between the families.
+//!
+//! Written here, once:
+//!
+//! - [`StageWorkspace`] (`workspace.rs`): Newton's workspace, the tableau, the family's
+//!   kernel buffers and the plan, with `lobatto()`, `with_plan` and `plan`. Each family
+//!   names it by a type alias over its buffers (`PrkWorkspace`, …), the names `model!`
+//!   emits.
+//! - The [`NewtonSystem`](crate::solve::NewtonSystem) (`system.rs`): the family's
+//!   residual; its Jacobian zeroed (the whole matrix, or with a plan only the entries the
+//!   assembly writes) and assembled; the factorisation and solve along the plan, the
+//!   dense LU's without one.
+//! - [`Known`] (`known.rs`): what a step knows (the model, the tableau, `h`, `t⁰`, `q⁰`,
+//!   `p⁰` and what else the state gives), and the values every family computes alike:
+//!   the stage velocities and positions `Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ`, the sums
+//!   `x₀ + h Σⱼ wⱼ yʲ`, the blocks of the unknowns.
+//! - The drivers [`step`], [`equations`] and [`stage_system`] (`drive.rs`), which the
+//!   family modules re-export.
+//!
+//! A family writes its kernel buffers, a type of its own and its only memory, and on
+//! them:
+//!
+//! - [`StageBuffers`]: the buffers' zero value and its unknowns per stage and after the
+//!   stages (`N = S · PER_STAGE + AFTER_STAGES`, checked when a workspace is built);
+//! - [`StageEquations`]: its scheme marker and state, Newton's starting point from the
+//!   state ([`StageEquations::guess`]), its residual ([`StageEquations::residual`]), its
+//!   block Jacobian ([`StageEquations::assemble`]) and the next state from the solution
+//!   ([`StageEquations::next_state`]).
+//!
+//! Its state says what else a step knows besides `(q⁰, p⁰)` ([`StepStart`]: nothing
+//! for a [`PhaseState`], implemented here; `λₖ` for the nonholonomic family's state).
+//! Its assembly writes through an [`Assembly`] the blocks the families share
+//! (`families/blocks.rs`: a kernel at a block, the terms through a stage position, a
+//! Legendre transform's row, the rows a stage's force enters) and evaluates its kernels
+//! into the point buffers of `families/point.rs` (the Lagrangian's second derivatives;
+//! for a constrained family `K_qq` and the constraint matrix, both constrained
+//! families reading their kernels through one trait, `ConstraintMatrix`).
+//!
+//! The skeleton does no arithmetic of its own: every floating-point operation of a step
+//! is in the family's methods, called in a fixed order.
+use core::fmt::Debug;
+
+use nalgebra::SVector;
+
+use crate::error::SolveError;
+use crate::model::Real;
+use crate::state::{NodeValues, PhaseState};
+
+mod drive;
+mod known;
+mod system;
+mod workspace;
+
+pub use super::blocks::Assembly;
+pub use drive::{equations, stage_system, step};
+pub use known::{block, set_block, stage_velocities, Known};
+pub use workspace::StageWorkspace;
+
+/// The kernel buffers of a family, and the size of its unknowns.
+pub trait StageBuffers: Clone + Debug + PartialEq {
+    /// Unknowns of each stage (`D` for the stage velocities alone).
+    const PER_STAGE: usize;
+    /// Unknowns after the stages' (the new node's velocity of the holonomic family).
+    const AFTER_STAGES: usize;
+    /// Buffers of zeros.
+    fn zeros() -> Self;
+}
+
+/// What a family's state gives a step besides `(q⁰, p⁰)` ([`Known::extra`]).
+pub trait StepStart<T: Real, Mdl, const D: usize>: NodeValues<T, D> + Copy {
+    /// The values: `()`, or the nonholonomic family's `λₖ`.
+    type Extra: Copy;
+    /// The values for a step.
+    fn extra(&self, model: &Mdl) -> Result<Self::Extra, SolveError<T>>;
+    /// The same for [`equations`], which cannot fail on the state: a fallback where
+    /// [`extra`](Self::extra) fails.
+    fn extra_for_equations(&self, model: &Mdl) -> Self::Extra;
+}
+
+/// A phase state gives nothing besides `(q, p)`: its `v` is only Newton's guess.
+impl<T: Real, Mdl, const D: usize> StepStart<T, Mdl, D> for PhaseState<T, D> {
+    type Extra = ();
+    fn extra(&self, _: &Mdl) -> Result<(), SolveError<T>> {
+        Ok(())
+    }
+    fn extra_for_equations(&self, _: &Mdl) {}
+}
+
+/// The known values of a step of family `F` ([`Known`] with its state's extra values).
+pub type KnownOf<'a, T, Mdl, F, const S: usize, const D: usize, const N: usize> = Known<
+    'a,
+    T,
+    Mdl,
+    <<F as StageEquations<T, Mdl, S, D, N>>::State as StepStart<T, Mdl, D>>::Extra,
+    S,
+    D,
+>;
+
+/// The equations of a family with `S` stages on a model `Mdl` of `D` coordinates, in
+/// `N` unknowns, implemented by its kernel buffers: what a family writes, every other
+/// part of a step being this module's.
+///
+/// Each method's floating-point operations are the family's own: the skeleton calls
+/// them in a fixed order (per Newton iteration: `residual`; for a fresh Jacobian, with
+/// a plan, `assemble` zeroing then adding, without one the whole matrix zeroed then
+/// `assemble` adding) and does no arithmetic of its own.
+pub trait StageEquations<T: Real, Mdl, const S: usize, const D: usize, const N: usize>:
+    StageBuffers
+{
+    /// The scheme marker the family steps (`LobattoIIIAIIIB<S>`, …).
+    type Scheme;
+    /// What the family carries from node to node.
+    type State: StepStart<T, Mdl, D>;
+
+    /// Newton's starting point: every entry of `x`, from the state.
+    fn guess(
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
+        state: &Self::State,
+        x: &mut SVector<T, N>,
+    );
+    /// The residual `R(x)`, every entry of `r`.
+    fn residual(
+        &mut self,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+    );
+    /// Adds the exact Jacobian `∂R/∂x` at `x` into `out`, or, in the pass that zeroes
+    /// ([`Assembly::adds`] false), zeroes the entries it would add to, without evaluating
+    /// the kernels. The entries it visits must be the same in both passes (those of the
+    /// elimination plan's pattern, `macros/src/emit/stage_patterns.rs`).
+    fn assemble(
+        &mut self,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
+        x: &SVector<T, N>,
+        out: Assembly<'_, T, N>,
+    );
+    /// The next state from Newton's solution `x`.
+    fn next_state(
+        &mut self,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
+        x: &SVector<T, N>,
+    ) -> Self::State;
+}

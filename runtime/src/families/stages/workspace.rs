@@ -1,0 +1,86 @@
+//! The memory of a step of any assembled family: Newton's workspace, the tableau, the
+//! family's kernel buffers and the elimination plan `model!` chose, if any.
+use nalgebra::SVector;
+
+use super::system::Stages;
+use super::{Known, KnownOf, StageBuffers, StageEquations, StepStart};
+use crate::model::Real;
+use crate::solve::sparse::Plan;
+use crate::solve::{Storage, Workspace};
+use crate::tableaux::PartitionedTableau;
+
+/// Memory of a step with `S` stages and `N` unknowns: Newton's workspace, the tableau,
+/// the family's kernel buffers `F`, every `N × N` matrix in storage `K`. Each family
+/// names it after itself (a type alias over its buffers).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageWorkspace<T: Real, F, const S: usize, const N: usize, K: Storage> {
+    newton: Workspace<T, N, K>,
+    tableau: PartitionedTableau<S>,
+    kernels: F,
+    plan: Option<&'static Plan>,
+}
+
+impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
+    StageWorkspace<T, F, S, N, K>
+{
+    /// A workspace for the Lobatto IIIA–IIIB pair with `S` stages.
+    pub fn lobatto() -> Self {
+        const {
+            assert!(
+                N == S * F::PER_STAGE + F::AFTER_STAGES,
+                "N must be the family's unknowns for S stages"
+            )
+        };
+        Self {
+            newton: Workspace::new(),
+            tableau: PartitionedTableau::lobatto_iiia_iiib(),
+            kernels: F::zeros(),
+            plan: None,
+        }
+    }
+
+    /// The workspace factoring the step Jacobian along `plan` (an elimination plan of
+    /// its `N × N` pattern, see the family's module) instead of by the dense LU.
+    pub fn with_plan(mut self, plan: Option<&'static Plan>) -> Self {
+        if let Some(plan) = plan {
+            assert_eq!(plan.n, N, "a plan of the step Jacobian's size");
+        }
+        self.plan = plan;
+        self
+    }
+
+    /// The plan the step Jacobian is factored along, if any.
+    pub fn plan(&self) -> Option<&'static Plan> {
+        self.plan
+    }
+
+    /// Newton's workspace, and the step equations at `(t⁰, q⁰, p⁰)` and `extra` over the
+    /// rest.
+    pub(super) fn split<'w, 's, Mdl, const D: usize>(
+        &'w mut self,
+        model: &'s Mdl,
+        (h, t0): (T, T),
+        (q0, p0): (&'s SVector<T, D>, &'s SVector<T, D>),
+        extra: <F::State as StepStart<T, Mdl, D>>::Extra,
+    ) -> (&'w mut Workspace<T, N, K>, Stages<'s, T, Mdl, F, S, D, N>)
+    where
+        'w: 's,
+        F: StageEquations<T, Mdl, S, D, N>,
+    {
+        let known: KnownOf<'s, T, Mdl, F, S, D, N> = Known {
+            model,
+            tableau: &self.tableau,
+            h,
+            t0,
+            q0,
+            p0,
+            extra,
+        };
+        let system = Stages {
+            known,
+            kernels: &mut self.kernels,
+            plan: self.plan,
+        };
+        (&mut self.newton, system)
+    }
+}
