@@ -16,7 +16,7 @@ use crate::step::{StepOptions, WrongLength};
 /// One step of the family `F`: Newton from [`StageEquations::guess`], then
 /// [`StageEquations::next_state`] from the solution. `state` is only read, so a failed
 /// step leaves it as it was.
-pub fn step<T, Mdl, F, K, const S: usize, const D: usize, const N: usize>(
+pub fn step<T, Mdl, F, K, const S: usize, const D: usize, const N: usize, const Q: usize>(
     model: &Mdl,
     _scheme: &F::Scheme,
     h: T,
@@ -26,7 +26,7 @@ pub fn step<T, Mdl, F, K, const S: usize, const D: usize, const N: usize>(
 ) -> Result<(F::State, StepReport<T>), SolveError<T>>
 where
     T: Real,
-    F: StageEquations<T, Mdl, S, D, N>,
+    F: StageEquations<T, Mdl, S, D, N, Q>,
     K: Storage,
 {
     let extra = state.extra(model)?;
@@ -42,7 +42,16 @@ where
 /// their assembled Jacobian at `x` (column by column), with the known values of
 /// [`StepStart::extra_for_equations`].
 #[allow(clippy::too_many_arguments)]
-pub fn equations<T: Real, Mdl, F, K: Storage, const S: usize, const D: usize, const N: usize>(
+pub fn equations<
+    T: Real,
+    Mdl,
+    F,
+    K: Storage,
+    const S: usize,
+    const D: usize,
+    const N: usize,
+    const Q: usize,
+>(
     model: &Mdl,
     _scheme: &F::Scheme,
     h: T,
@@ -53,7 +62,7 @@ pub fn equations<T: Real, Mdl, F, K: Storage, const S: usize, const D: usize, co
     jac: &mut [T],
 ) -> Result<(), WrongLength>
 where
-    F: StageEquations<T, Mdl, S, D, N>,
+    F: StageEquations<T, Mdl, S, D, N, Q>,
 {
     WrongLength::check(N, x, r, jac)?;
     let extra = state.extra_for_equations(model);
@@ -68,19 +77,29 @@ where
 /// The residual `R(X)` of a family that knows nothing besides `(q⁰, p⁰)` at the
 /// unknowns `x`, and its exact Jacobian `∂R/∂X` (column storage) in the workspace: the
 /// system each Newton iteration of [`step`] solves, exposed for derivative oracles.
-pub fn stage_system<'w, T, Mdl, F, K, const S: usize, const D: usize, const N: usize>(
+pub fn stage_system<
+    'w,
+    T,
+    Mdl,
+    F,
+    K,
+    const S: usize,
+    const D: usize,
+    const N: usize,
+    const Q: usize,
+>(
     model: &Mdl,
     ws: &'w mut StageWorkspace<T, F, S, N, K>,
     h: T,
-    q0: &SVector<T, D>,
+    q0: &SVector<T, Q>,
     p0: &SVector<T, D>,
     x: &SVector<T, N>,
     r: &mut SVector<T, N>,
 ) -> &'w [[T; N]; N]
 where
     T: Real,
-    F: StageEquations<T, Mdl, S, D, N>,
-    F::State: StepStart<T, Mdl, D, Extra = ()>,
+    F: StageEquations<T, Mdl, S, D, N, Q>,
+    F::State: StepStart<T, Mdl, D, Q, Extra = ()>,
     K: Storage,
 {
     let (newton, mut system) = ws.split(model, (h, T::zero()), (q0, p0), ());

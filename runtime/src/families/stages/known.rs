@@ -7,7 +7,7 @@ use crate::tableaux::PartitionedTableau;
 
 /// The known values of a step, as the family's methods see them.
 #[derive(Clone, Copy, Debug)]
-pub struct Known<'a, T: Real, Mdl, X, const S: usize, const D: usize> {
+pub struct Known<'a, T: Real, Mdl, X, const S: usize, const D: usize, const Q: usize = D> {
     /// The model, for its kernels.
     pub model: &'a Mdl,
     /// The workspace's tableau.
@@ -16,15 +16,17 @@ pub struct Known<'a, T: Real, Mdl, X, const S: usize, const D: usize> {
     pub h: T,
     /// Time at the start of the step.
     pub t0: T,
-    /// Positions at the start of the step.
-    pub q0: &'a SVector<T, D>,
+    /// Positions at the start of the step (stored in `Q` numbers).
+    pub q0: &'a SVector<T, Q>,
     /// Momenta at the start of the step.
     pub p0: &'a SVector<T, D>,
     /// What else the family knows ([`StepStart::Extra`](super::StepStart::Extra)).
     pub extra: X,
 }
 
-impl<T: Real, Mdl, X, const S: usize, const D: usize> Known<'_, T, Mdl, X, S, D> {
+impl<T: Real, Mdl, X, const S: usize, const D: usize, const Q: usize>
+    Known<'_, T, Mdl, X, S, D, Q>
+{
     /// `x₀ + h Σⱼ wⱼ yʲ`, the terms in the order of `j`: a stage position or the new
     /// node's (`wⱼ = aᵢⱼ`, `bⱼ`), a momentum (`âᵢⱼ`, `b̂ⱼ`).
     pub fn combine(
@@ -56,7 +58,10 @@ impl<T: Real, Mdl, X, const S: usize, const D: usize> Known<'_, T, Mdl, X, S, D>
         }
         ri
     }
+}
 
+/// In a vector space, where a position moves by adding.
+impl<T: Real, Mdl, X, const S: usize, const D: usize> Known<'_, T, Mdl, X, S, D> {
     /// The stage positions `Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ`.
     pub fn stage_positions(&self, v: &[SVector<T, D>; S]) -> [SVector<T, D>; S] {
         core::array::from_fn(|i| self.combine(self.q0, v, &self.tableau.a[i]))

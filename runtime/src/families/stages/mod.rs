@@ -70,7 +70,9 @@ pub trait StageBuffers: Clone + Debug + PartialEq {
 }
 
 /// What a family's state gives a step besides `(q⁰, p⁰)` ([`Known::extra`]).
-pub trait StepStart<T: Real, Mdl, const D: usize>: NodeValues<T, D> + Copy {
+pub trait StepStart<T: Real, Mdl, const D: usize, const Q: usize = D>:
+    NodeValues<T, D, Q> + Copy
+{
     /// The values: `()`, or the nonholonomic family's `λₖ`.
     type Extra: Copy;
     /// The values for a step.
@@ -81,7 +83,7 @@ pub trait StepStart<T: Real, Mdl, const D: usize>: NodeValues<T, D> + Copy {
 }
 
 /// A phase state gives nothing besides `(q, p)`: its `v` is only Newton's guess.
-impl<T: Real, Mdl, const D: usize> StepStart<T, Mdl, D> for PhaseState<T, D> {
+impl<T: Real, Mdl, const D: usize, const Q: usize> StepStart<T, Mdl, D, Q> for PhaseState<T, D, Q> {
     type Extra = ();
     fn extra(&self, _: &Mdl) -> Result<(), SolveError<T>> {
         Ok(())
@@ -90,41 +92,58 @@ impl<T: Real, Mdl, const D: usize> StepStart<T, Mdl, D> for PhaseState<T, D> {
 }
 
 /// The known values of a step of family `F` ([`Known`] with its state's extra values).
-pub type KnownOf<'a, T, Mdl, F, const S: usize, const D: usize, const N: usize> = Known<
+pub type KnownOf<
     'a,
     T,
     Mdl,
-    <<F as StageEquations<T, Mdl, S, D, N>>::State as StepStart<T, Mdl, D>>::Extra,
+    F,
+    const S: usize,
+    const D: usize,
+    const N: usize,
+    const Q: usize = D,
+> = Known<
+    'a,
+    T,
+    Mdl,
+    <<F as StageEquations<T, Mdl, S, D, N, Q>>::State as StepStart<T, Mdl, D, Q>>::Extra,
     S,
     D,
+    Q,
 >;
 
-/// The equations of a family with `S` stages on a model `Mdl` of `D` coordinates, in
-/// `N` unknowns, implemented by its kernel buffers: what a family writes, every other
-/// part of a step being this module's.
+/// The equations of a family with `S` stages on a model `Mdl` of `D` coordinates (its
+/// configuration stored in `Q` numbers, `Q = D` in a vector space), in `N` unknowns,
+/// implemented by its kernel buffers: what a family writes, every other part of a step
+/// being this module's.
 ///
 /// Each method's floating-point operations are the family's own: the skeleton calls
 /// them in a fixed order (per Newton iteration: `residual`; for a fresh Jacobian, with
 /// a plan, `assemble` zeroing then adding, without one the whole matrix zeroed then
 /// `assemble` adding) and does no arithmetic of its own.
-pub trait StageEquations<T: Real, Mdl, const S: usize, const D: usize, const N: usize>:
-    StageBuffers
+pub trait StageEquations<
+    T: Real,
+    Mdl,
+    const S: usize,
+    const D: usize,
+    const N: usize,
+    const Q: usize = D,
+>: StageBuffers
 {
     /// The scheme marker the family steps (`LobattoIIIAIIIB<S>`, …).
     type Scheme;
     /// What the family carries from node to node.
-    type State: StepStart<T, Mdl, D>;
+    type State: StepStart<T, Mdl, D, Q>;
 
     /// Newton's starting point: every entry of `x`, from the state.
     fn guess(
-        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N, Q>,
         state: &Self::State,
         x: &mut SVector<T, N>,
     );
     /// The residual `R(x)`, every entry of `r`.
     fn residual(
         &mut self,
-        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N, Q>,
         x: &SVector<T, N>,
         r: &mut SVector<T, N>,
     );
@@ -134,14 +153,14 @@ pub trait StageEquations<T: Real, Mdl, const S: usize, const D: usize, const N: 
     /// elimination plan's pattern, `macros/src/emit/stage_patterns.rs`).
     fn assemble(
         &mut self,
-        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N, Q>,
         x: &SVector<T, N>,
         out: Assembly<'_, T, N>,
     );
     /// The next state from Newton's solution `x`.
     fn next_state(
         &mut self,
-        known: &KnownOf<'_, T, Mdl, Self, S, D, N>,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N, Q>,
         x: &SVector<T, N>,
     ) -> Self::State;
 }

@@ -12,21 +12,29 @@ use crate::solve::{lu, NewtonSystem};
 
 /// The equations of family `F` at known values, with the kernel buffers they evaluate
 /// into and the plan their Jacobian is factored along.
-pub(crate) struct Stages<'a, T, Mdl, F, const S: usize, const D: usize, const N: usize>
-where
+pub(crate) struct Stages<
+    'a,
+    T,
+    Mdl,
+    F,
+    const S: usize,
+    const D: usize,
+    const N: usize,
+    const Q: usize,
+> where
     T: Real,
-    F: StageEquations<T, Mdl, S, D, N>,
+    F: StageEquations<T, Mdl, S, D, N, Q>,
 {
-    pub(super) known: KnownOf<'a, T, Mdl, F, S, D, N>,
+    pub(super) known: KnownOf<'a, T, Mdl, F, S, D, N, Q>,
     pub(super) kernels: &'a mut F,
     pub(super) plan: Option<&'static Plan>,
 }
 
-impl<T, Mdl, F, const S: usize, const D: usize, const N: usize> NewtonSystem<T, N>
-    for Stages<'_, T, Mdl, F, S, D, N>
+impl<T, Mdl, F, const S: usize, const D: usize, const N: usize, const Q: usize> NewtonSystem<T, N>
+    for Stages<'_, T, Mdl, F, S, D, N, Q>
 where
     T: Real,
-    F: StageEquations<T, Mdl, S, D, N>,
+    F: StageEquations<T, Mdl, S, D, N, Q>,
 {
     fn residual(&mut self, x: &SVector<T, N>, r: &mut SVector<T, N>) {
         self.kernels.residual(&self.known, x, r);

@@ -56,18 +56,21 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
 
     /// Newton's workspace, and the step equations at `(t⁰, q⁰, p⁰)` and `extra` over the
     /// rest.
-    pub(super) fn split<'w, 's, Mdl, const D: usize>(
+    pub(super) fn split<'w, 's, Mdl, const D: usize, const Q: usize>(
         &'w mut self,
         model: &'s Mdl,
         (h, t0): (T, T),
-        (q0, p0): (&'s SVector<T, D>, &'s SVector<T, D>),
-        extra: <F::State as StepStart<T, Mdl, D>>::Extra,
-    ) -> (&'w mut Workspace<T, N, K>, Stages<'s, T, Mdl, F, S, D, N>)
+        (q0, p0): (&'s SVector<T, Q>, &'s SVector<T, D>),
+        extra: <F::State as StepStart<T, Mdl, D, Q>>::Extra,
+    ) -> (
+        &'w mut Workspace<T, N, K>,
+        Stages<'s, T, Mdl, F, S, D, N, Q>,
+    )
     where
         'w: 's,
-        F: StageEquations<T, Mdl, S, D, N>,
+        F: StageEquations<T, Mdl, S, D, N, Q>,
     {
-        let known: KnownOf<'s, T, Mdl, F, S, D, N> = Known {
+        let known: KnownOf<'s, T, Mdl, F, S, D, N, Q> = Known {
             model,
             tableau: &self.tableau,
             h,
