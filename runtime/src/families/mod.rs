@@ -7,6 +7,7 @@ pub mod ggl;
 mod point;
 pub mod prk;
 pub mod prk_holonomic;
+pub mod prk_lie;
 pub mod prk_nonholonomic;
 pub mod stages;
 

@@ -1,0 +1,335 @@
+//! The variational partitioned Runge–Kutta family on a Lie group (Martín de Diego, Sato
+//! Martín de Almagro, "High-order geometric methods for nonholonomic mechanical
+//! systems", Sec. 6.2, Thm 6.1, eqs. (23)–(27); App. F without constraints; spec
+//! `next_packages.md` §A.4, scheme S5): the unconstrained Lobatto IIIA–IIIB family of
+//! [`super::prk`] for a model whose configuration lives on a group `G` with a retraction
+//! `τ` ([`Space`]), stored in `Q` numbers and moving in its algebra of dimension `D`.
+//! A step moves `g` to `g · τ(ξ)`, never `g + h v`, so `g` stays on the group.
+//!
+//! Unknowns `X = (H¹ … Hˢ)` (`N = S·D`). With the model's left-trivialised kernels
+//! (`ℓ_ζ = D₁L`, `ℓ_η = D₂L` and their derivatives, [`PointKernels`]) and the space's
+//! maps `B(ξ) = d^L τ_ξ⁻¹`, `E(ξ, y) = ∂_ξ[B(ξ) y]` and `Ad`:
+//!
+//! ```text
+//! Ξⁱ = h Σⱼ aᵢⱼ Hʲ,   ξ = h Σⱼ bⱼ Hʲ,   Gⁱ = g · τ(Ξⁱ),   ζⁱ = B(Ξⁱ)⁻¹ Hⁱ
+//! Nⁱ = B(Ξⁱ)⁻ᵀ ℓ_ζ(Gⁱ, ζⁱ),   Πⁱ = B(Ξⁱ)⁻ᵀ ℓ_η(Gⁱ, ζⁱ),   Dⁱ = −E(Ξⁱ, ζⁱ)ᵀ Πⁱ
+//! Rᵢ = B(ξ)ᵀ [Πⁱ + h Σⱼ cᵢⱼ Dʲ]
+//!      − Ad_{τ(ξ)}ᵀ [μ + h Σⱼ bⱼ B(−Ξʲ)ᵀ Nʲ − h B(−ξ)ᵀ Σⱼ cᵢⱼ Nʲ]         (26)
+//! g¹ = g · τ(ξ),   μ¹ = Ad_{τ(ξ)}ᵀ [μ + h Σⱼ bⱼ B(−Ξʲ)ᵀ Nʲ]                   (27)
+//! ```
+//!
+//! with `cᵢⱼ = bⱼ aⱼᵢ / bᵢ`. In a vector space (`B = I`, `E = 0`, `Ad = I`) `Rᵢ` is
+//! [`super::prk`]'s `D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ` (`âᵢⱼ = bⱼ (1 − aⱼᵢ/bᵢ)`), which
+//! the tests check; that family, not this one, steps Euclidean models.
+//!
+//! The exact Jacobian by the chain rule (§A.4): with `Kʲ = B(Ξʲ)⁻¹`, `Eʲ = E(Ξʲ, ζʲ)`,
+//! `M(ξ, m) = ∂_ξ(B(ξ)ᵀ m)` and `A(w) = ∂_u(ad_uᵀ w)`, every stage quantity `Xʲ` varies
+//! as `∂Xʲ/∂Hˡ = h aⱼₗ X_Ξ(j) + δⱼₗ X_H(j)`, where
+//!
+//! ```text
+//! ∂ζ/∂Ξ = −K E,   ∂ζ/∂H = K,   ∂f(G, ·)/∂Ξ = f_ζ K   (a kernel through G = g·τ(Ξ))
+//! N_Ξ = −Kᵀ M(Ξ, N) + Kᵀ (ℓ_ζζ K − ℓ_ζη K E),    N_H = Kᵀ ℓ_ζη K
+//! Π_Ξ = −Kᵀ M(Ξ, Π) + Kᵀ (ℓ_ηζ K − ℓ_ηη K E),    Π_H = Kᵀ ℓ_ηη K
+//! D_Ξ = −(∂_ξ(EᵀΠ) − ∂_y(EᵀΠ) K E + Eᵀ Π_Ξ),      D_H = −(∂_y(EᵀΠ) K + Eᵀ Π_H)
+//! ```
+//!
+//! (`ℓ_ηζ = ℓ_ζηᵀ`), and with `Yᵢ`, `Zᵢ` the brackets of (26) and `Sᵢ = Σⱼ cᵢⱼ Nʲ`:
+//!
+//! ```text
+//! ∂Rᵢ/∂Hˡ = h bₗ [M(ξ, Yᵢ) − A(Ad_{τ(ξ)}ᵀ Zᵢ) B(ξ)⁻¹ − h Ad_{τ(ξ)}ᵀ M(−ξ, Sᵢ)]
+//!          + B(ξ)ᵀ ∂Yᵢ/∂Hˡ − Ad_{τ(ξ)}ᵀ ∂Zᵢ/∂Hˡ|_Ξ
+//! ∂Yᵢ/∂Hˡ = ∂Πⁱ/∂Hˡ + h Σⱼ cᵢⱼ ∂Dʲ/∂Hˡ
+//! ∂Zᵢ/∂Hˡ|_Ξ = h Σⱼ bⱼ (−h aⱼₗ M(−Ξʲ, Nʲ) + B(−Ξʲ)ᵀ ∂Nʲ/∂Hˡ) − h B(−ξ)ᵀ Σⱼ cᵢⱼ ∂Nʲ/∂Hˡ
+//! ```
+//!
+//! The groups are small (`D` of a rigid body and a few vector factors), so the blocks
+//! are formed as `D × D` matrices on the stack and the Jacobian is dense: no plan.
+use core::marker::PhantomData;
+
+use nalgebra::{ArrayStorage, SMatrix, SVector};
+
+use super::blocks::{Assembly, Kernel};
+use super::stages::StageWorkspace;
+use super::stages::{set_block, stage_velocities, Known, StageBuffers, StageEquations};
+use crate::kernels::PointKernels;
+use crate::model::{Configuration, Real};
+use crate::schemes::LobattoIIIAIIIB;
+use crate::space::Space;
+use crate::state::PhaseState;
+
+pub use super::stages::{equations, stage_system, step};
+
+/// Memory of a step: Newton's workspace for the `N = S·D` unknowns and the tableau.
+pub type PrkLieWorkspace<T, const S: usize, const D: usize, const Q: usize, const N: usize, K> =
+    StageWorkspace<T, Buffers<T, D, Q>, S, N, K>;
+
+/// The family's buffers: none (its blocks are formed on the stack); the type names the
+/// sizes its [`StageEquations`] impl is for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Buffers<T, const D: usize, const Q: usize>(PhantomData<T>);
+
+/// Unknowns `X = (H¹, …, Hˢ)`: `N = S·D`.
+impl<T: Real, const D: usize, const Q: usize> StageBuffers for Buffers<T, D, Q> {
+    const PER_STAGE: usize = D;
+    const AFTER_STAGES: usize = 0;
+    fn zeros() -> Self {
+        Self(PhantomData)
+    }
+}
+
+type Mat<T, const D: usize> = SMatrix<T, D, D>;
+type Vector<T, const D: usize> = SVector<T, D>;
+
+/// A `D × D` matrix from a space map or a kernel that writes column storage.
+fn matrix<T: Real, const D: usize>(fill: impl FnOnce(&mut [[T; D]; D])) -> Mat<T, D> {
+    let mut columns = [[T::zero(); D]; D];
+    fill(&mut columns);
+    Mat::from_data(ArrayStorage(columns))
+}
+
+/// The space of the model `Mdl`.
+type SpaceOf<Mdl, T, const D: usize, const Q: usize> = <Mdl as Configuration<T, D, Q>>::Space;
+
+/// The values of one stage at an iterate, and what its Jacobian blocks read.
+struct StageValues<T: Real, const D: usize, const Q: usize> {
+    /// `Ξʲ`, `Gʲ = g·τ(Ξʲ)`, `ζʲ`.
+    xi: Vector<T, D>,
+    g: Vector<T, Q>,
+    zeta: Vector<T, D>,
+    /// `Kʲ = B(Ξʲ)⁻¹`, `Eʲ = E(Ξʲ, ζʲ)`.
+    k: Mat<T, D>,
+    e: Mat<T, D>,
+    /// `Nʲ`, `Πʲ`, `Dʲ`, and `B(−Ξʲ)ᵀ Nʲ`.
+    n: Vector<T, D>,
+    pi: Vector<T, D>,
+    d: Vector<T, D>,
+    n_back: Vector<T, D>,
+}
+
+/// The stage values at the unknowns `x`.
+fn stage_values<T, Mdl, const S: usize, const D: usize, const Q: usize, const N: usize>(
+    known: &Known<'_, T, Mdl, (), S, D, Q>,
+    x: &Vector<T, N>,
+) -> [StageValues<T, D, Q>; S]
+where
+    T: Real,
+    Mdl: PointKernels<T, D, Q>,
+{
+    let h_blocks: [Vector<T, D>; S] = stage_velocities(x);
+    core::array::from_fn(|j| {
+        let xi = known.combine(&Vector::zeros(), &h_blocks, &known.tableau.a[j]);
+        let g = SpaceOf::<Mdl, T, D, Q>::retract(known.q0, &xi);
+        let k = matrix(|out| SpaceOf::<Mdl, T, D, Q>::dtau(&xi, out));
+        let zeta = k * h_blocks[j];
+        let e = matrix(|out| SpaceOf::<Mdl, T, D, Q>::dtau_inv_derivative(&xi, &zeta, out));
+        let n = k.tr_mul(&known.model.l_q(&g, &zeta));
+        let pi = k.tr_mul(&known.model.l_v(&g, &zeta));
+        let d = -e.tr_mul(&pi);
+        let back = matrix(|out| SpaceOf::<Mdl, T, D, Q>::dtau_inv(&-xi, out));
+        let n_back = back.tr_mul(&n);
+        StageValues {
+            xi,
+            g,
+            zeta,
+            k,
+            e,
+            n,
+            pi,
+            d,
+            n_back,
+        }
+    })
+}
+
+/// What every row of (26) shares: `ξ`, `B(ξ)ᵀ`, `Ad_{τ(ξ)}ᵀ`, `B(−ξ)ᵀ` and
+/// `Z⁰ = μ + h Σⱼ bⱼ B(−Ξʲ)ᵀ Nʲ`.
+struct Node<T: Real, const D: usize> {
+    xi: Vector<T, D>,
+    b_t: Mat<T, D>,
+    ad_t: Mat<T, D>,
+    back_t: Mat<T, D>,
+    z0: Vector<T, D>,
+}
+
+fn node<T, Mdl, const S: usize, const D: usize, const Q: usize, const N: usize>(
+    known: &Known<'_, T, Mdl, (), S, D, Q>,
+    x: &Vector<T, N>,
+    stages: &[StageValues<T, D, Q>; S],
+) -> Node<T, D>
+where
+    T: Real,
+    Mdl: PointKernels<T, D, Q>,
+{
+    let xi = known.combine(&Vector::zeros(), &stage_velocities(x), &known.tableau.b);
+    let n_back: [Vector<T, D>; S] = core::array::from_fn(|j| stages[j].n_back);
+    Node {
+        b_t: matrix(|out| SpaceOf::<Mdl, T, D, Q>::dtau_inv(&xi, out)).transpose(),
+        ad_t: matrix(|out| SpaceOf::<Mdl, T, D, Q>::ad_tau(&xi, out)).transpose(),
+        back_t: matrix(|out| SpaceOf::<Mdl, T, D, Q>::dtau_inv(&-xi, out)).transpose(),
+        z0: known.combine(known.p0, &n_back, &known.tableau.b),
+        xi,
+    }
+}
+
+/// `cᵢⱼ = bⱼ aⱼᵢ / bᵢ`.
+fn c_coefficient<const S: usize>(b: &[f64; S], a: &[[f64; S]; S], i: usize, j: usize) -> f64 {
+    b[j] * a[j][i] / b[i]
+}
+
+impl<T, Mdl, const S: usize, const D: usize, const Q: usize, const N: usize>
+    StageEquations<T, Mdl, S, D, N, Q> for Buffers<T, D, Q>
+where
+    T: Real,
+    Mdl: PointKernels<T, D, Q>,
+{
+    type Scheme = LobattoIIIAIIIB<S>;
+    type State = PhaseState<T, D, Q>;
+
+    /// `Hⁱ = v`, the state's guess.
+    fn guess(
+        _: &Known<'_, T, Mdl, (), S, D, Q>,
+        state: &PhaseState<T, D, Q>,
+        x: &mut Vector<T, N>,
+    ) {
+        for i in 0..S {
+            set_block(x, i * D, &state.v);
+        }
+    }
+
+    /// `Rᵢ` of (26).
+    fn residual(
+        &mut self,
+        known: &Known<'_, T, Mdl, (), S, D, Q>,
+        x: &Vector<T, N>,
+        r: &mut Vector<T, N>,
+    ) {
+        let stages = stage_values(known, x);
+        let node = node(known, x, &stages);
+        let (tab, h) = (known.tableau, known.h);
+        for i in 0..S {
+            let (mut y, mut s_i) = (stages[i].pi, Vector::<T, D>::zeros());
+            for (j, stage) in stages.iter().enumerate() {
+                let c: T = nalgebra::convert(c_coefficient(&tab.b, &tab.a, i, j));
+                y.axpy(h * c, &stage.d, T::one());
+                s_i.axpy(c, &stage.n, T::one());
+            }
+            let z = node.z0 - node.back_t * s_i * h;
+            set_block(r, i * D, &(node.b_t * y - node.ad_t * z));
+        }
+    }
+
+    /// The exact Jacobian of (26) (module docs), dense.
+    fn assemble(
+        &mut self,
+        known: &Known<'_, T, Mdl, (), S, D, Q>,
+        x: &Vector<T, N>,
+        mut out: Assembly<'_, T, N>,
+    ) {
+        let model = known.model;
+        let (tab, h) = (known.tableau, known.h);
+        let c = |x: f64| -> T { nalgebra::convert(x) };
+        let stages = stage_values(known, x);
+        let node = node(known, x, &stages);
+        // Each stage's X_Ξ and X_H for X = N, Π, D and T = B(−Ξ)ᵀ N (which varies with
+        // Ξ through both factors: −M(−Ξ, N) + B(−Ξ)ᵀ N_Ξ).
+        let blocks: [[Mat<T, D>; 8]; S] = core::array::from_fn(|j| {
+            let st = &stages[j];
+            let l_zz = matrix(|o| model.l_qq(&st.g, &st.zeta, o));
+            let l_ze = matrix(|o| model.l_qv(&st.g, &st.zeta, o));
+            let l_ee = matrix(|o| model.l_vv(&st.g, &st.zeta, o));
+            let m_n = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&st.xi, &st.n, o));
+            let m_pi =
+                matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&st.xi, &st.pi, o));
+            let (mut p_xi, mut p_y) = ([[T::zero(); D]; D], [[T::zero(); D]; D]);
+            SpaceOf::<Mdl, T, D, Q>::dtau_inv_derivative_t_derivatives(
+                &st.xi, &st.zeta, &st.pi, &mut p_xi, &mut p_y,
+            );
+            let (p_xi, p_y) = (
+                Mat::from_data(ArrayStorage(p_xi)),
+                Mat::from_data(ArrayStorage(p_y)),
+            );
+            let (k, e) = (st.k, st.e);
+            let ke = k * e;
+            let n_xi = k.transpose() * (l_zz * k - l_ze * ke - m_n);
+            let n_h = k.transpose() * l_ze * k;
+            let pi_xi = k.transpose() * (l_ze.transpose() * k - l_ee * ke - m_pi);
+            let pi_h = k.transpose() * l_ee * k;
+            let d_xi = -(p_xi - p_y * ke + e.transpose() * pi_xi);
+            let d_h = -(p_y * k + e.transpose() * pi_h);
+            let back_m =
+                -matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&-st.xi, &st.n, o));
+            let back_t = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv(&-st.xi, o)).transpose();
+            [
+                n_xi,
+                n_h,
+                pi_xi,
+                pi_h,
+                d_xi,
+                d_h,
+                back_t * n_xi + back_m,
+                back_t * n_h,
+            ]
+        });
+        let k_node = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau(&node.xi, o));
+        // ∂Xʲ/∂Hˡ = h aⱼₗ X_Ξ(j) + δⱼₗ X_H(j).
+        let through = |j: usize, l: usize, xi_block: &Mat<T, D>, h_block: &Mat<T, D>| {
+            let mut m = xi_block * (h * c(tab.a[j][l]));
+            if j == l {
+                m += h_block;
+            }
+            m
+        };
+        for i in 0..S {
+            let (mut y, mut s_i) = (stages[i].pi, Vector::<T, D>::zeros());
+            for (j, stage) in stages.iter().enumerate() {
+                let cij = c(c_coefficient(&tab.b, &tab.a, i, j));
+                y.axpy(h * cij, &stage.d, T::one());
+                s_i.axpy(cij, &stage.n, T::one());
+            }
+            let z = node.z0 - node.back_t * s_i * h;
+            let m_y = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&node.xi, &y, o));
+            let a_z = matrix(|o| SpaceOf::<Mdl, T, D, Q>::ad_t_derivative(&(node.ad_t * z), o));
+            let m_s =
+                matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&-node.xi, &s_i, o));
+            // The terms through ξ, per unit of h bₗ.
+            let through_xi = m_y - a_z * k_node - node.ad_t * m_s * h;
+            for l in 0..S {
+                let [_, _, pi_xi, pi_h, ..] = &blocks[i];
+                let mut d_y = through(i, l, pi_xi, pi_h);
+                let mut d_z = Mat::<T, D>::zeros();
+                let mut d_s = Mat::<T, D>::zeros();
+                for (j, bj) in blocks.iter().enumerate() {
+                    let [n_xi, n_h, _, _, d_xi, d_h, back_xi, back_h] = bj;
+                    let cij = c(c_coefficient(&tab.b, &tab.a, i, j));
+                    d_y += through(j, l, d_xi, d_h) * (h * cij);
+                    d_z += through(j, l, back_xi, back_h) * (h * c(tab.b[j]));
+                    d_s += through(j, l, n_xi, n_h) * cij;
+                }
+                d_z -= node.back_t * d_s * h;
+                let jac = through_xi * (h * c(tab.b[l])) + node.b_t * d_y - node.ad_t * d_z;
+                out.add(
+                    (i * D, l * D),
+                    T::one(),
+                    Kernel::new(&jac.data.0, None),
+                    false,
+                );
+            }
+        }
+    }
+
+    /// `g¹ = g · τ(ξ)`, `μ¹ = Ad_{τ(ξ)}ᵀ Z⁰` (27), and `Hˢ` as the next step's guess.
+    fn next_state(
+        &mut self,
+        known: &Known<'_, T, Mdl, (), S, D, Q>,
+        x: &Vector<T, N>,
+    ) -> PhaseState<T, D, Q> {
+        let stages = stage_values(known, x);
+        let node = node(known, x, &stages);
+        PhaseState {
+            t: known.t0 + known.h,
+            q: SpaceOf::<Mdl, T, D, Q>::retract(known.q0, &node.xi),
+            p: node.ad_t * node.z0,
+            v: stage_velocities::<T, S, D, N>(x)[S - 1],
+        }
+    }
+}

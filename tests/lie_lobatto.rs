@@ -1,0 +1,270 @@
+//! The unconstrained Lobatto IIIA–IIIB family on a group (`families::prk_lie`, the
+//! nonholonomic paper's Sec. 6.2, scheme S5 of `next_packages.md` §A.4), on the test
+//! space `S¹` stored as a unit complex number (2 numbers, tangent 1): a planar pendulum
+//! reaches order 2s − 2 against an independent reference, keeps `|z| = 1` to round-off
+//! without a projection, has an exact assembled Jacobian (dual numbers), and in a vector
+//! space is the Euclidean family's step.
+mod support {
+    pub mod circle;
+}
+
+use livens::families::prk::{self, PrkWorkspace};
+use livens::families::prk_lie::{self, stage_system, PrkLieWorkspace};
+use livens::prelude::*;
+use livens::solve::Inline;
+use livens::space::{Euclidean, Space};
+use livens::{Configuration, PointKernels, Real, StepOptions};
+use num_dual::Dual64;
+use support::circle::Circle;
+
+/// A planar pendulum of mass `m` and length `l` under gravity `g`, its angle `φ` from
+/// the downward vertical stored as `z = (cos φ, sin φ)`, its body velocity `η = φ̇`:
+/// `ℓ(z, η) = ½ m l² η² + m g l z₀`. On `S¹` the left generator is `Lg(z) = i z =
+/// (−z₁, z₀)`, so the trivialised kernels are `ℓ_ζ = Lgᵀ ∂ℓ/∂z = −m g l z₁` (the
+/// torque `−m g l sin φ`), `ℓ_ζζ = (∂ℓ_ζ/∂z) Lg = −m g l z₀`, `ℓ_ζη = 0`,
+/// `ℓ_η = m l² η`, `ℓ_ηη = m l²`.
+#[derive(Clone, Copy, Debug)]
+struct CirclePendulum<T> {
+    m: T,
+    l: T,
+    g: T,
+}
+
+impl<T: Real> CirclePendulum<T> {
+    fn new() -> Self {
+        let c = |x: f64| T::from_subset(&x);
+        Self {
+            m: c(1.3),
+            l: c(0.8),
+            g: c(9.81),
+        }
+    }
+    fn inertia(&self) -> T {
+        self.m * self.l * self.l
+    }
+    fn weight(&self) -> T {
+        self.m * self.g * self.l
+    }
+}
+
+impl<T: Real> Configuration<T, 1, 2> for CirclePendulum<T> {
+    type Space = Circle;
+}
+
+impl<T: Real> PointKernels<T, 1, 2> for CirclePendulum<T> {
+    fn l_q(&self, z: &SVector<T, 2>, _: &SVector<T, 1>) -> SVector<T, 1> {
+        SVector::from([-self.weight() * z[1]])
+    }
+    fn l_v(&self, _: &SVector<T, 2>, eta: &SVector<T, 1>) -> SVector<T, 1> {
+        SVector::from([self.inertia() * eta[0]])
+    }
+    fn l_qq(&self, z: &SVector<T, 2>, _: &SVector<T, 1>, out: &mut [[T; 1]; 1]) {
+        out[0][0] = -self.weight() * z[0];
+    }
+    fn l_qv(&self, _: &SVector<T, 2>, _: &SVector<T, 1>, out: &mut [[T; 1]; 1]) {
+        out[0][0] = T::zero();
+    }
+    fn l_vv(&self, _: &SVector<T, 2>, _: &SVector<T, 1>, out: &mut [[T; 1]; 1]) {
+        out[0][0] = self.inertia();
+    }
+}
+
+/// The same pendulum in its angle, in the vector space `R`: `ℓ(φ, ω) = ½ m l² ω² + m g
+/// l cos φ`.
+#[derive(Clone, Copy, Debug)]
+struct AnglePendulum(CirclePendulum<f64>);
+
+impl Configuration<f64, 1> for AnglePendulum {
+    type Space = Euclidean;
+}
+
+impl PointKernels<f64, 1> for AnglePendulum {
+    fn l_q(&self, q: &SVector<f64, 1>, _: &SVector<f64, 1>) -> SVector<f64, 1> {
+        SVector::from([-self.0.weight() * q[0].sin()])
+    }
+    fn l_v(&self, _: &SVector<f64, 1>, v: &SVector<f64, 1>) -> SVector<f64, 1> {
+        SVector::from([self.0.inertia() * v[0]])
+    }
+    fn l_qq(&self, q: &SVector<f64, 1>, _: &SVector<f64, 1>, out: &mut [[f64; 1]; 1]) {
+        out[0][0] = -self.0.weight() * q[0].cos();
+    }
+    fn l_qv(&self, _: &SVector<f64, 1>, _: &SVector<f64, 1>, out: &mut [[f64; 1]; 1]) {
+        out[0][0] = 0.0;
+    }
+    fn l_vv(&self, _: &SVector<f64, 1>, _: &SVector<f64, 1>, out: &mut [[f64; 1]; 1]) {
+        out[0][0] = self.0.inertia();
+    }
+}
+
+const PHI0: f64 = 1.1;
+const OMEGA0: f64 = 0.7;
+const T_END: f64 = 2.0;
+
+fn options() -> StepOptions<f64> {
+    let mut options = StepOptions::default();
+    options.newton.tolerance = 1e-13;
+    options
+}
+
+/// `(φ, p)` at `T_END` by the classical Runge–Kutta method on `φ̈ = −(g/l) sin φ` at
+/// 2·10⁵ steps: an independent reference, its error about 1e-16 (`h⁴ = 1e-16`).
+fn reference() -> (f64, f64) {
+    let model = CirclePendulum::<f64>::new();
+    let f = |y: [f64; 2]| [y[1], -model.g / model.l * y[0].sin()];
+    let n = 200_000;
+    let h = T_END / n as f64;
+    let mut y = [PHI0, OMEGA0];
+    for _ in 0..n {
+        let k1 = f(y);
+        let k2 = f([y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]]);
+        let k3 = f([y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]]);
+        let k4 = f([y[0] + h * k3[0], y[1] + h * k3[1]]);
+        for i in 0..2 {
+            y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        }
+    }
+    (y[0], model.inertia() * y[1])
+}
+
+fn start() -> PhaseState<f64, 1, 2> {
+    let model = CirclePendulum::<f64>::new();
+    let z = SVector::from([PHI0.cos(), PHI0.sin()]);
+    PhaseState::from_velocities(&model, z, SVector::from([OMEGA0]))
+}
+
+/// `steps` steps of `S` stages on the circle: the final state, and the largest
+/// `||z| − 1|` on the way.
+fn run<const S: usize, const N: usize>(steps: usize) -> (PhaseState<f64, 1, 2>, f64) {
+    let model = CirclePendulum::<f64>::new();
+    let h = T_END / steps as f64;
+    let mut ws: PrkLieWorkspace<f64, S, 1, 2, N, Inline> = PrkLieWorkspace::lobatto();
+    let mut state = start();
+    let mut worst = 0.0_f64;
+    for _ in 0..steps {
+        let scheme = LobattoIIIAIIIB::<S>;
+        state = prk_lie::step(&model, &scheme, h, &state, &mut ws, &options())
+            .expect("converges")
+            .0;
+        worst = worst.max((state.q.norm() - 1.0).abs());
+    }
+    (state, worst)
+}
+
+/// The errors in `φ` (along the circle) and in `p` at `T_END`.
+fn errors<const S: usize, const N: usize>(steps: usize, reference: (f64, f64)) -> (f64, f64) {
+    let (state, _) = run::<S, N>(steps);
+    let z_ref = SVector::from([reference.0.cos(), reference.0.sin()]);
+    let along = <Circle as Space<f64, 1, 2>>::local(&z_ref, &state.q)[0];
+    // τ⁻¹ is 2 tan(δφ/2): the angle error to its third order.
+    (2.0 * (along / 2.0).atan(), state.p[0] - reference.1)
+}
+
+fn orders<const S: usize, const N: usize>(steps: [usize; 3]) -> ([f64; 2], [f64; 2]) {
+    let reference = reference();
+    let e: Vec<(f64, f64)> = steps
+        .iter()
+        .map(|&n| errors::<S, N>(n, reference))
+        .collect();
+    let order = |a: f64, b: f64| (a.abs() / b.abs()).log2();
+    let q = [order(e[0].0, e[1].0), order(e[1].0, e[2].0)];
+    let p = [order(e[0].1, e[1].1), order(e[1].1, e[2].1)];
+    println!("s = {S}: errors {e:?}, orders q {q:.2?}, p {p:.2?}");
+    for (a, b) in &e {
+        assert!(
+            a.abs() > 1e-13 && b.abs() > 1e-13,
+            "errors near round-off: {e:?}"
+        );
+    }
+    (q, p)
+}
+
+#[test]
+fn circle_pendulum_has_order_2s_minus_2() {
+    let target = |s: usize| (2 * s - 2) as f64;
+    let check = |s: usize, (q, p): ([f64; 2], [f64; 2])| {
+        for o in q.iter().chain(&p) {
+            assert!(
+                (o - target(s)).abs() <= 0.3,
+                "s = {s}: orders q {q:?}, p {p:?}"
+            );
+        }
+    };
+    check(2, orders::<2, 2>([80, 160, 320]));
+    check(3, orders::<3, 3>([20, 40, 80]));
+    check(4, orders::<4, 4>([20, 40, 80]));
+}
+
+#[test]
+fn circle_keeps_the_unit_norm_over_ten_thousand_steps() {
+    let (state, worst) = run::<3, 3>(10_000);
+    println!("|z| − 1 at most {worst:e} over 10⁴ steps");
+    assert!(state.q.iter().all(|x| x.is_finite()));
+    assert!(worst <= 1e-14, "{worst:e}");
+}
+
+/// The assembled Jacobian against dual numbers through the residual, at random
+/// iterates and step sizes away from the solution.
+#[test]
+fn assembled_jacobian_is_exact() {
+    let model = CirclePendulum::<f64>::new();
+    let dual = CirclePendulum::<Dual64>::new();
+    let mut ws: PrkLieWorkspace<f64, 3, 1, 2, 3, Inline> = PrkLieWorkspace::lobatto();
+    let mut dws: PrkLieWorkspace<Dual64, 3, 1, 2, 3, Inline> = PrkLieWorkspace::lobatto();
+    let mut seed = 5_u64;
+    let mut uniform = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    let mut worst = 0.0_f64;
+    for _ in 0..50 {
+        let phi = 3.0 * uniform();
+        let z0 = SVector::from([phi.cos(), phi.sin()]);
+        let p0 = SVector::from([uniform()]);
+        let x = SVector::<f64, 3>::from_fn(|_, _| 2.0 * uniform());
+        let h = 0.1 + 0.2 * uniform().abs();
+        let mut r = SVector::zeros();
+        let jac = *stage_system(&model, &mut ws, h, &z0, &p0, &x, &mut r);
+        for j in 0..3 {
+            let mut xd = x.map(Dual64::from_re);
+            xd[j].eps = 1.0;
+            let (zd, pd) = (z0.map(Dual64::from_re), p0.map(Dual64::from_re));
+            let mut rd = SVector::zeros();
+            stage_system(&dual, &mut dws, Dual64::from_re(h), &zd, &pd, &xd, &mut rd);
+            for i in 0..3 {
+                assert!((rd[i].re - r[i]).abs() <= 1e-14 * (1.0 + r[i].abs()));
+                let scale = 1.0_f64.max(jac[j][i].abs());
+                worst = worst.max((jac[j][i] - rd[i].eps).abs() / scale);
+            }
+        }
+    }
+    println!("assembled Jacobian against dual numbers: {worst:.2e}");
+    assert!(worst <= 1e-13, "{worst:e}");
+}
+
+/// In a vector space (`B = I`, `E = 0`, `Ad = I`) the group family's step is the
+/// Euclidean family's, to rounding: the same pendulum in its angle, 200 steps at s = 3.
+#[test]
+fn in_a_vector_space_it_is_the_euclidean_family() {
+    let model = AnglePendulum(CirclePendulum::new());
+    let scheme = LobattoIIIAIIIB::<3>;
+    let mut lie: PrkLieWorkspace<f64, 3, 1, 1, 3, Inline> = PrkLieWorkspace::lobatto();
+    let mut flat: PrkWorkspace<f64, 3, 1, 3, Inline> = PrkWorkspace::lobatto();
+    let start = PhaseState::from_velocities(&model, SVector::from([PHI0]), SVector::from([OMEGA0]));
+    let (mut a, mut b) = (start, start);
+    let mut worst = 0.0_f64;
+    for _ in 0..200 {
+        a = prk_lie::step(&model, &scheme, 0.05, &a, &mut lie, &options())
+            .unwrap()
+            .0;
+        b = prk::step(&model, &scheme, 0.05, &b, &mut flat, &options())
+            .unwrap()
+            .0;
+        worst = worst
+            .max((a.q - b.q).abs().max())
+            .max((a.p - b.p).abs().max());
+    }
+    println!("group family against the Euclidean one: {worst:.2e}");
+    assert!(worst <= 1e-12, "{worst:e}");
+}
