@@ -5,7 +5,7 @@ mod support {
     pub mod space_laws;
 }
 
-use livens::space::Euclidean;
+use livens::space::{Euclidean, So3};
 use livens::SVector;
 use support::circle::Circle;
 use support::space_laws::check;
@@ -55,6 +55,22 @@ fn circle_obeys_the_laws() {
             &points.vector(1.0),
             &points.vector(1.0),
             1e-14,
+        );
+    }
+}
+
+#[test]
+fn rotations_obey_the_laws() {
+    let mut points = Points(13);
+    for _ in 0..100 {
+        let q: SVector<f64, 4> = points.vector(1.0);
+        check::<So3, 3, 4>(
+            &q.normalize(),
+            &points.vector(2.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            1e-13,
         );
     }
 }

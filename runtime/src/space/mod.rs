@@ -31,8 +31,10 @@ use nalgebra::SVector;
 use crate::model::Real;
 
 mod euclidean;
+mod so3;
 
 pub use euclidean::Euclidean;
+pub use so3::So3;
 
 /// A configuration space with a retraction: configurations stored in `Q` numbers,
 /// tangent vectors (velocities, increments, momenta) of `D`.
