@@ -224,7 +224,7 @@ fn nonholonomic_schemes(model: &Model, schemes: &[SchemeRequest], errors: &mut E
             (false, true) => {
                 // The stage family of the same paper for the model's constraints.
                 let instead = SchemeKind::all()
-                    .filter(|k| k.family() == req.kind.family() && !k.integrates_nonholonomic())
+                    .filter(|k| k.family().assembled().is_some() && !k.integrates_nonholonomic())
                     .find(|k| k.supports_constraints() != model.constraints.is_empty())
                     .map_or("", SchemeKind::name);
                 let what = if model.constraints.is_empty() {

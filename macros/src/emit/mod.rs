@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
-use crate::schemes::SchemeRequest;
+use crate::schemes::{Kernels, SchemeRequest};
 
 mod elimination;
 mod kernels;
@@ -139,10 +139,14 @@ pub fn expand(
     }
     let mut out = model::items(model, quantities);
     out.extend(kernels::point_kernels(model, quantities));
-    if schemes
-        .iter()
-        .any(|s| s.kind.name() == scheme::HOLONOMIC_LOBATTO)
-    {
+    // The constraint kernels of the assembled families the model's schemes belong to.
+    let reads = |k: Kernels| {
+        schemes.iter().any(|s| {
+            let family = s.kind.family().assembled();
+            family.is_some_and(|f| f.kernels.contains(&k))
+        })
+    };
+    if reads(Kernels::Holonomic) {
         out.extend(kernels::holonomic_kernels(model, quantities));
     }
     out.extend(kernels::nonholonomic_kernels(model, quantities));

@@ -5,14 +5,14 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::elimination::Elimination;
+use super::stage_patterns;
 use super::{
     block, intermediate_derivative_ident, intermediate_ident, lit, private, svector, var_expr,
 };
-use super::{kernels, stage_patterns};
 use crate::errors::Errors;
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
-use crate::schemes::{Arg, Family, SchemeKind, SchemeRequest, Template};
+use crate::schemes::{Arg, Assembled, SchemeKind, SchemeRequest, Template};
 use crate::sym::emit::{emit_sunk_each, Sink};
 use crate::sym::Id;
 
@@ -29,18 +29,18 @@ pub fn impls(
     for (kind, span) in requests {
         let marker = format_ident!("{}", kind.name());
         match (
-            kind.family(),
+            kind.family().assembled(),
             kind.template(model, quantities),
             kind.stages(),
         ) {
-            (Family::Ggl, Some(template), None) => {
+            (None, Some(template), None) => {
                 match scheme_impl(model, kind, &template, quote!(#p::schemes::#marker)) {
                     Ok(tokens) => out.extend(tokens),
                     Err(message) => errors.push(span, message),
                 }
             }
-            (Family::Prk, None, Some(stages)) => {
-                out.extend(prk_step(model, quantities, kind, &marker, stages));
+            (Some(family), None, Some(stages)) => {
+                out.extend(assembled_step(model, quantities, kind, family, stages));
             }
             (family, _, _) => unreachable!("catalogue: {kind:?} does not fit family {family:?}"),
         }
@@ -488,107 +488,64 @@ pub(crate) fn layout_tokens(blocks: &[(String, usize)]) -> Vec<TokenStream> {
         .collect()
 }
 
-/// `impl Step<T, LobattoIIIAIIIB<S>>`: the sizes (`N = S·D` stage velocities) handed to
-/// the runtime's partitioned Runge–Kutta driver, and the elimination plan of the stage
-/// Jacobian's pattern ([`stage_patterns::unconstrained`]) when it costs at most a
+/// `impl Step<T, Scheme<S>>` of a scheme of an assembled family, from the family's
+/// catalogue entry: its workspace and state with the model's sizes, its driver module,
+/// and the elimination plan of its Jacobian's pattern (`stage_patterns`, with the
+/// multipliers it may pivot on in pairs of stages) when it costs at most a
 /// [`STAGE_PLAN_SHARE`]th of the dense LU's multiply–adds.
-pub fn prk_step(
+fn assembled_step(
     model: &mut Model,
     quantities: &Quantities,
     kind: SchemeKind,
-    name: &syn::Ident,
+    family: &Assembled,
     stages: usize,
 ) -> TokenStream {
     let p = private();
-    if kind.name() == HOLONOMIC_LOBATTO {
-        return prk_holonomic_step(model, quantities, kind, name, stages);
-    }
-    if kind.integrates_nonholonomic() {
-        return prk_nonholonomic_step(model, quantities, kind, name, stages);
-    }
-    let d = model.dim();
-    let n = stages * d;
-    let (dl, sl, nl) = (lit(d), lit(stages), lit(n));
+    let size = |model: &Model, name: &str| match name {
+        "S" => stages,
+        "d" => model.dim(),
+        "m" => model.n_constraints(),
+        "k" => model.n_velocity_constraints(),
+        other => unreachable!("catalogue: family size {other:?}"),
+    };
+    let layout = kind.unknowns(model);
+    let n: usize = layout.iter().map(|(_, len)| len).sum();
+    let workspace_sizes: Vec<_> = family
+        .workspace_sizes
+        .iter()
+        .map(|s| lit(size(model, s)))
+        .collect();
+    let state_sizes: Vec<_> = family
+        .state_sizes
+        .iter()
+        .map(|s| lit(size(model, s)))
+        .collect();
+    let (name, sl, nl) = (format_ident!("{}", kind.name()), lit(stages), lit(n));
     let marker = quote!(#p::schemes::#name<#sl>);
-    let plan = stage_plan(
-        n,
-        stage_patterns::unconstrained(model, quantities, stages),
-        &[],
+    let (driver, workspace, state) = (
+        format_ident!("{}", family.driver),
+        format_ident!("{}", family.workspace),
+        format_ident!("{}", family.state),
     );
+    // The multipliers follow the `S` blocks of stage velocities.
+    let partners = family.partners.map_or_else(Vec::new, |(block, first)| {
+        stage_multiplier_partners(stages * model.dim(), size(model, block), first..stages)
+    });
+    let plan = match family.pattern {
+        Some(rule) => {
+            let pattern = stage_patterns::of(rule, model, quantities, stages);
+            stage_plan(n, pattern, &partners)
+        }
+        None => quote!(::core::option::Option::None),
+    };
     step_impl(
         model,
         &marker,
-        &kind.unknowns(model),
-        &quote!(#p::PhaseState<T, #dl>),
-        &quote!(#p::families::prk::PrkWorkspace<T, #sl, #dl, #nl, K>),
-        &quote!(#p::families::prk::PrkWorkspace::lobatto().with_plan(#plan)),
-        &quote!(#p::families::prk),
-    )
-}
-
-/// The catalogue's holonomically constrained stage family (`families::prk_holonomic`).
-pub const HOLONOMIC_LOBATTO: &str = "HolonomicLobatto";
-
-/// `impl Step<T, HolonomicLobatto<S>>`: the sizes (`N = S·D + S·M + D`: stage
-/// velocities, stage multipliers, the new node's velocity) handed to the runtime's
-/// holonomically constrained driver, and the elimination plan of its Jacobian's pattern
-/// ([`stage_patterns::holonomic`]) under the same rule as [`prk_step`]'s.
-fn prk_holonomic_step(
-    model: &mut Model,
-    quantities: &Quantities,
-    kind: SchemeKind,
-    name: &syn::Ident,
-    stages: usize,
-) -> TokenStream {
-    let p = private();
-    let (d, m) = (model.dim(), model.n_constraints());
-    let n = stages * (d + m) + d;
-    let (dl, ml, sl, nl) = (lit(d), lit(m), lit(stages), lit(n));
-    let marker = quote!(#p::schemes::#name<#sl>);
-    let partners = stage_multiplier_partners(stages * d, m, 0..stages);
-    let pattern = stage_patterns::holonomic(model, quantities, stages);
-    let plan = stage_plan(n, pattern, &partners);
-    step_impl(
-        model,
-        &marker,
-        &kind.unknowns(model),
-        &quote!(#p::PhaseState<T, #dl>),
-        &quote!(#p::families::prk_holonomic::PrkHolonomicWorkspace<T, #sl, #dl, #ml, #nl, K>),
-        &quote!(#p::families::prk_holonomic::PrkHolonomicWorkspace::lobatto().with_plan(#plan)),
-        &quote!(#p::families::prk_holonomic),
-    )
-}
-
-/// `impl Step<T, NonholonomicLobatto<S>>`: the sizes (`N = S (2D + K)`: stage
-/// velocities, multipliers, the velocities of the IIIA momenta) handed to the runtime's
-/// nonholonomic driver, and the elimination plan of its Jacobian's pattern
-/// ([`stage_patterns::nonholonomic`]) under the same rule as [`prk_step`]'s.
-fn prk_nonholonomic_step(
-    model: &mut Model,
-    quantities: &Quantities,
-    kind: SchemeKind,
-    name: &syn::Ident,
-    stages: usize,
-) -> TokenStream {
-    let p = private();
-    let (d, k) = (model.dim(), model.n_velocity_constraints());
-    let n = stages * (2 * d + k);
-    let (dl, kl, sl, nl) = (lit(d), lit(k), lit(stages), lit(n));
-    let marker = quote!(#p::schemes::#name<#sl>);
-    // Λ¹'s equation is Λ¹ = λₖ, a pivot of its own; the later stages' multipliers
-    // pair as the holonomic family's do.
-    let partners = stage_multiplier_partners(stages * d, k, 1..stages);
-    let rows = kernels::velocity_constraint_matrix(model);
-    let pattern = stage_patterns::nonholonomic(model, quantities, &rows, stages);
-    let plan = stage_plan(n, pattern, &partners);
-    step_impl(
-        model,
-        &marker,
-        &kind.unknowns(model),
-        &quote!(#p::NonholonomicState<T, #dl, #kl>),
-        &quote!(#p::families::prk_nonholonomic::PrkNonholonomicWorkspace<T, #sl, #dl, #kl, #nl, K>),
-        &quote!(#p::families::prk_nonholonomic::PrkNonholonomicWorkspace::lobatto().with_plan(#plan)),
-        &quote!(#p::families::prk_nonholonomic),
+        &layout,
+        &quote!(#p::#state<T, #(#state_sizes),*>),
+        &quote!(#p::families::#driver::#workspace<T, #(#workspace_sizes,)* #nl, K>),
+        &quote!(#p::families::#driver::#workspace::lobatto().with_plan(#plan)),
+        &quote!(#p::families::#driver),
     )
 }
 

@@ -10,10 +10,29 @@ use std::collections::BTreeSet;
 
 use crate::ir::Model;
 use crate::quantities::Quantities;
+use crate::schemes::StagePattern;
 use crate::sym::{Id, VarId};
 
 /// `(row, column)` of the structural nonzeros of a matrix.
 pub type Pattern = Vec<(usize, usize)>;
+
+/// The pattern of an assembled family's Jacobian with `stages` stages, by the rule its
+/// catalogue entry names.
+pub fn of(
+    rule: StagePattern,
+    model: &mut Model,
+    quantities: &Quantities,
+    stages: usize,
+) -> Pattern {
+    match rule {
+        StagePattern::Unconstrained => unconstrained(model, quantities, stages),
+        StagePattern::Holonomic => holonomic(model, quantities, stages),
+        StagePattern::Nonholonomic => {
+            let rows = super::kernels::velocity_constraint_matrix(model);
+            nonholonomic(model, quantities, &rows, stages)
+        }
+    }
+}
 
 /// The nonzeros of the matrix whose row `i` is the gradient of `rows[i]` in `wrt`.
 fn gradient_pattern(model: &mut Model, rows: &[Id], wrt: &[VarId]) -> Pattern {

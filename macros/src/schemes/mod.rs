@@ -29,14 +29,69 @@ use ggl_theta::Constraints;
 use crate::ir::Model;
 use crate::quantities::Quantities;
 
-/// How a step of a family is built: a symbolic template the macro differentiates, or
-/// the runtime's assembly from the point kernels.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Family {
-    /// GGL (spec 000): a template, Newton on the emitted `DiscreteSystem`.
-    Ggl,
-    /// Partitioned Runge–Kutta (spec 002): assembled at run time.
-    Prk,
+/// A scheme family as the catalogue's `families` block declares it: how a step of it is
+/// built.
+#[derive(Debug)]
+pub struct Family {
+    pub name: &'static str,
+    pub kind: FamilyKind,
+}
+
+/// A template per scheme the macro differentiates, or the runtime's assembly.
+#[derive(Debug)]
+pub enum FamilyKind {
+    /// Two-point schemes (seeds 000, 001, SHAKE, RATTLE): a template, Newton on the
+    /// emitted `DiscreteSystem`.
+    Symbolic,
+    /// Stage families (seed 002 and on): assembled at run time from point kernels.
+    Assembled(Assembled),
+}
+
+/// What `model!` needs to hand a model to an assembled family's runtime driver.
+#[derive(Debug)]
+pub struct Assembled {
+    /// The module of `livens::families` that steps it.
+    pub driver: &'static str,
+    /// Its workspace type there, and the sizes it takes between the scalar and the
+    /// unknowns' count (`S`, `d`, `m`, `k`).
+    pub workspace: &'static str,
+    pub workspace_sizes: &'static [&'static str],
+    /// The state it carries (a type of `livens`), and its sizes after the scalar.
+    pub state: &'static str,
+    pub state_sizes: &'static [&'static str],
+    /// The kernels beyond the point kernels it reads.
+    pub kernels: &'static [Kernels],
+    /// The rule of its Jacobian's pattern (`emit/stage_patterns.rs`), if it has one; the
+    /// dense LU without.
+    pub pattern: Option<StagePattern>,
+    /// The multipliers a plan may pivot on in pairs of stages: the size of a stage's
+    /// block (`m`, `k`) and the first stage that has them as unknowns of their own.
+    pub partners: Option<(&'static str, usize)>,
+}
+
+/// Kernels a family reads besides the point kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernels {
+    Holonomic,
+    Nonholonomic,
+}
+
+/// The pattern rules of `emit/stage_patterns.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StagePattern {
+    Unconstrained,
+    Holonomic,
+    Nonholonomic,
+}
+
+impl Family {
+    /// Whether the family is assembled at run time.
+    pub fn assembled(&self) -> Option<&Assembled> {
+        match &self.kind {
+            FamilyKind::Assembled(a) => Some(a),
+            FamilyKind::Symbolic => None,
+        }
+    }
 }
 
 /// What a scheme needs of the kinetic energy (mirrors the runtime's `MassRequirement`).
@@ -116,7 +171,8 @@ pub enum Given {
 #[derive(Debug)]
 pub struct Entry {
     pub name: &'static str,
-    pub family: Family,
+    /// Its family's name in [`FAMILIES`].
+    family: &'static str,
     /// The parameters of a scheme written `Name(…)`, in order.
     pub params: &'static [Param],
     pub mass: Mass,
@@ -136,6 +192,7 @@ macro_rules! catalogue {
     (
         sizes($d:ident, $m:ident, $k:ident);
         choices { $($set:ident { $($option:ident),+ $(,)? })* }
+        families { $($(#[doc = $fdoc:literal])* $family_name:ident { $($family_field:tt)* })* }
         $(
             $(#[doc = $doc:literal])*
             $name:ident $(< $($param:ident in $($lo:literal ..= $hi:literal)? $($pset:ident)?),+ >)? {
@@ -163,10 +220,16 @@ macro_rules! catalogue {
         /// Every set of named choices, with its options.
         pub static CHOICES: &[(&str, &[&str])] = &[$((stringify!($set), &[$(stringify!($option)),+])),*];
 
+        /// Every family of the catalogue.
+        pub static FAMILIES: &[Family] = &[$(Family {
+            name: stringify!($family_name),
+            kind: catalogue!(@family $($family_field)*),
+        }),*];
+
         /// Every scheme of the catalogue, in declaration order.
         pub static CATALOGUE: &[Entry] = &[$(Entry {
             name: stringify!($name),
-            family: Family::$family,
+            family: stringify!($family),
             params: &[$($(catalogue!(@param $param [$($lo $hi)?] [$($pset)?])),+)?],
             mass: Mass::$mass,
             constraints: ConstraintSupport::$constraints,
@@ -179,6 +242,31 @@ macro_rules! catalogue {
             template: catalogue!(@template $($template)?),
         }),+];
     };
+    (@family kind: symbolic) => { FamilyKind::Symbolic };
+    (@family
+        kind: assembled,
+        driver: $driver:ident,
+        workspace: $workspace:ident [$($wsize:ident),*],
+        state: $state:ident [$($ssize:ident),*],
+        kernels: [$($kernels:ident),*],
+        pattern: $pattern:ident,
+        partners: $partners:ident $(($psize:ident, $pfirst:literal))? $(,)?
+    ) => {
+        FamilyKind::Assembled(Assembled {
+            driver: stringify!($driver),
+            workspace: stringify!($workspace),
+            workspace_sizes: &[$(stringify!($wsize)),*],
+            state: stringify!($state),
+            state_sizes: &[$(stringify!($ssize)),*],
+            kernels: &[$(Kernels::$kernels),*],
+            pattern: catalogue!(@pattern $pattern),
+            partners: catalogue!(@partners $partners $(($psize, $pfirst))?),
+        })
+    };
+    (@pattern none) => { None };
+    (@pattern $pattern:ident) => { Some(StagePattern::$pattern) };
+    (@partners none) => { None };
+    (@partners multipliers($size:ident, $first:literal)) => { Some((stringify!($size), $first)) };
     (@param $param:ident [$lo:literal $hi:literal] []) => {
         Param { name: stringify!($param), kind: ParamKind::Count { lo: $lo, hi: $hi } }
     };
@@ -274,8 +362,12 @@ impl SchemeKind {
         }
     }
 
-    pub fn family(self) -> Family {
-        self.entry.family
+    /// The scheme's family.
+    pub fn family(self) -> &'static Family {
+        FAMILIES
+            .iter()
+            .find(|f| f.name == self.entry.family)
+            .expect("the catalogue declares every family its schemes name")
     }
 
     /// The named blocks of one step's unknowns for `model`, repeated blocks numbered
@@ -525,6 +617,20 @@ mod tests {
         );
     }
 
+    /// Every scheme names a family the catalogue declares, and every assembled family
+    /// its sizes among the ones `model!` knows.
+    #[test]
+    fn families_are_declared() {
+        for kind in SchemeKind::all() {
+            let family = kind.family();
+            if let Some(a) = family.assembled() {
+                let known = ["S", "d", "m", "k"];
+                let sizes = a.workspace_sizes.iter().chain(a.state_sizes);
+                assert!(sizes.clone().all(|s| known.contains(s)), "{}", family.name);
+            }
+        }
+    }
+
     /// No scheme has more parameters than [`SchemeKind`] keeps.
     #[test]
     fn the_catalogue_fits_the_kind() {
@@ -539,6 +645,18 @@ mod tests {
         catalogue! {
             sizes(d, m, k);
             choices { Rule { Gauss, Lobatto } }
+            families {
+                /// A family that reads the holonomic kernels, planned by its own rule.
+                Prk {
+                    kind: assembled,
+                    driver: example,
+                    workspace: ExampleWorkspace[S, d, m],
+                    state: PhaseState[d],
+                    kernels: [Holonomic],
+                    pattern: Holonomic,
+                    partners: multipliers(m, 1),
+                }
+            }
 
             /// A scheme with three parameters.
             Example<S in 1..=6, W in 1..=6, R in Rule> {
@@ -574,6 +692,23 @@ mod tests {
             let blocks: Vec<usize> = (kind.entry.unknowns)(3, 1, 0).iter().map(|b| b.1).collect();
             assert_eq!(blocks, [3, 1, 3]);
             assert_ne!(kind, example(&[C(4), C(2), n("Lobatto")]).unwrap());
+            let family = FAMILIES.iter().find(|f| f.name == kind.entry.family);
+            let assembled = family
+                .and_then(Family::assembled)
+                .expect("an assembled family");
+            assert_eq!(
+                (
+                    assembled.workspace_sizes,
+                    assembled.kernels,
+                    assembled.partners
+                ),
+                (
+                    &["S", "d", "m"][..],
+                    &[Kernels::Holonomic][..],
+                    Some(("m", 1))
+                )
+            );
+            assert_eq!(assembled.pattern, Some(StagePattern::Holonomic));
 
             let error = |args: &[Given]| example(args).unwrap_err();
             assert_eq!(

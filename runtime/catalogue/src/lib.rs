@@ -19,7 +19,15 @@
 //!
 //! # Grammar
 //!
-//! `sizes(d, m, k);` names the model's sizes the `unknowns` use. `choices { Set { A, B } … }`
+//! `sizes(d, m, k);` names the model's sizes the `unknowns` use. `families { … }`
+//! declares how a step of each family is built: `symbolic` (a template per scheme), or
+//! `assembled` from point kernels by a runtime module (`driver`) with its workspace (the
+//! sizes it takes between the scalar and the unknowns' count), the state it carries, the
+//! kernels beyond the point kernels it needs (`Holonomic`, `Nonholonomic`), the rule of
+//! its Jacobian's pattern in the macro crate's `stage_patterns` (`none`: the dense LU)
+//! and the multipliers an elimination plan may pivot on in pairs of stages. A new
+//! assembled family is its equations file in the runtime, its entry here and its `mod`
+//! line; `model!` emits its kernels, plan and `Step` impl from the entry. `choices { Set { A, B } … }`
 //! declares the named choices a scheme parameter may range over (none yet; a scheme
 //! with a quadrature rule would declare `Quadrature { Gauss, Lobatto }`). Then one entry
 //! per scheme; adding a scheme is one entry here and its template (a symbolic family) or
@@ -32,8 +40,7 @@
 //!   in Rust (a choice is a type of `livens::schemes`);
 //! - `marker`: `unit` (the struct is generated from the entry) or `defined` (a struct
 //!   with run-time coefficients, written in the runtime's `schemes/` module);
-//! - `label`, `family` (`Ggl`: symbolic template, Newton on its `DiscreteSystem`; `Prk`:
-//!   assembled from point kernels), `source`, `equations`;
+//! - `label`, `family` (one of `families`), `source`, `equations`;
 //! - `unknowns`: the blocks of one step's unknowns with their sizes in `d` (coordinates),
 //!   `m` (holonomic constraints) and `k` (the velocity-level constraints a nonholonomic
 //!   scheme integrates: the nonholonomic ones, and in a model that also has holonomic
@@ -63,6 +70,44 @@ macro_rules! with_catalogue {
         $reader! {
             sizes(d, m, k);
             choices {}
+            families {
+                /// Two-point schemes whose step equations a template in the macro crate
+                /// builds symbolically; Newton on the emitted system (`families::ggl`).
+                Ggl { kind: symbolic }
+                /// The variational partitioned Runge–Kutta family, assembled at run time
+                /// from the point kernels (`families::prk`; on a group `families::prk_lie`).
+                Prk {
+                    kind: assembled,
+                    driver: prk,
+                    workspace: PrkWorkspace[S, d],
+                    state: PhaseState[d],
+                    kernels: [],
+                    pattern: Unconstrained,
+                    partners: none,
+                }
+                /// Its holonomically constrained form (`families::prk_holonomic`): every
+                /// stage's multipliers, pivoted in pairs of stages when planned.
+                PrkHolonomic {
+                    kind: assembled,
+                    driver: prk_holonomic,
+                    workspace: PrkHolonomicWorkspace[S, d, m],
+                    state: PhaseState[d],
+                    kernels: [Holonomic],
+                    pattern: Holonomic,
+                    partners: multipliers(m, 0),
+                }
+                /// Its nonholonomic form (`families::prk_nonholonomic`), carrying `λ`; the
+                /// first stage's multipliers have a trivial equation of their own.
+                PrkNonholonomic {
+                    kind: assembled,
+                    driver: prk_nonholonomic,
+                    workspace: PrkNonholonomicWorkspace[S, d, k],
+                    state: NonholonomicState[d, k],
+                    kernels: [Nonholonomic],
+                    pattern: Nonholonomic,
+                    partners: multipliers(k, 1),
+                }
+            }
 
             /// First-order GGL variational integrator, "VI-S" (Kinon, Betsch, Schneider 2023,
             /// Sect. 4.1, eq. (55); spec 000 §2.1), a generalisation of the symplectic Euler method:
@@ -593,7 +638,7 @@ macro_rules! with_catalogue {
             HolonomicLobatto<S in 2..=10> {
                 marker: unit,
                 label: "Lobatto IIIA-IIIB, holonomic",
-                family: Prk,
+                family: PrkHolonomic,
                 source: "Martín de Diego, Sato Martín de Almagro, eqs. (12)-(13); spec 002 S3",
                 equations: "(13)",
                 unknowns: [V[S]: d, Lambda[S]: m, v1: d],
@@ -635,7 +680,7 @@ macro_rules! with_catalogue {
             NonholonomicLobatto<S in 2..=10> {
                 marker: unit,
                 label: "Lobatto IIIA-IIIB, nonholonomic",
-                family: Prk,
+                family: PrkNonholonomic,
                 source: "Martín de Diego, Sato Martín de Almagro, eqs. (14), App. D; spec 002 S4",
                 equations: "(14)",
                 unknowns: [V[S]: d, Lambda[S]: k, v[S]: d],

@@ -199,8 +199,9 @@ pub struct Entry {
     pub name: &'static str,
     /// The papers' short label, e.g. `EM`.
     pub label: &'static str,
-    /// The family whose driver steps it (`Ggl`: a symbolic template solved by Newton;
-    /// `Prk`: assembled at run time from the point kernels).
+    /// The family whose driver steps it, as the catalogue's `families` name it (`Ggl`: a
+    /// symbolic template solved by Newton; `Prk`, `PrkHolonomic`, `PrkNonholonomic`:
+    /// assembled at run time from the point kernels).
     pub family: &'static str,
     /// The paper and section it comes from, and the spec that implements it.
     pub source: &'static str,

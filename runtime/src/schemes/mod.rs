@@ -29,6 +29,7 @@ macro_rules! catalogue {
     (
         sizes($d:ident, $m:ident, $k:ident);
         choices { $($set:ident { $($option:ident),+ $(,)? })* }
+        families { $($family_decl:tt)* }
         $(
             $(#[doc = $doc:literal])*
             $name:ident $(< $($param:ident in $($lo:literal ..= $hi:literal)? $($pset:ident)?),+ >)? {
@@ -220,6 +221,7 @@ mod several_parameters {
         catalogue! {
             sizes(d, m, k);
             choices { Rule { Gauss, Lobatto } }
+            families {}
 
             /// A scheme with three parameters.
             Example<S in 1..=6, W in 1..=6, R in Rule> {
