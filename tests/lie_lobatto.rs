@@ -14,7 +14,7 @@ use livens::families::prk::{self, PrkWorkspace};
 use livens::families::prk_lie::{self, stage_system, PrkLieWorkspace};
 use livens::prelude::*;
 use livens::solve::Inline;
-use livens::space::{Euclidean, So3, Space};
+use livens::space::{hat, Euclidean, So3, Space};
 use livens::{Configuration, PointKernels, Real, SMatrix, StepOptions};
 use num_dual::Dual64;
 use support::circle::Circle;
@@ -204,43 +204,69 @@ fn circle_keeps_the_unit_norm_over_ten_thousand_steps() {
     assert!(worst <= 1e-14, "{worst:e}");
 }
 
-/// The assembled Jacobian against dual numbers through the residual, at random
-/// iterates and step sizes away from the solution.
-#[test]
-fn assembled_jacobian_is_exact() {
-    let model = CirclePendulum::<f64>::new();
-    let dual = CirclePendulum::<Dual64>::new();
-    let mut ws: PrkLieWorkspace<f64, 3, 1, 2, 3, Inline> = PrkLieWorkspace::lobatto();
-    let mut dws: PrkLieWorkspace<Dual64, 3, 1, 2, 3, Inline> = PrkLieWorkspace::lobatto();
-    let mut seed = 5_u64;
-    let mut uniform = move || {
-        seed = seed
+/// Uniform numbers in `[-1, 1]`, deterministic.
+fn uniform(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    move || {
+        state = state
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    };
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+}
+
+/// The largest relative difference between the assembled Jacobian of `S` stages and
+/// the derivatives of the residual by dual numbers, at the points `(q⁰, p⁰, x, h)` that
+/// `point` draws (iterates and steps away from any solution).
+fn jacobian_defect<M, MD, const S: usize, const D: usize, const Q: usize, const N: usize>(
+    (model, dual): (&M, &MD),
+    count: usize,
+    mut point: impl FnMut() -> (SVector<f64, Q>, SVector<f64, D>, SVector<f64, N>, f64),
+) -> f64
+where
+    M: PointKernels<f64, D, Q>,
+    MD: PointKernels<Dual64, D, Q>,
+{
+    let mut ws: PrkLieWorkspace<f64, S, D, Q, N, Inline> = PrkLieWorkspace::lobatto();
+    let mut dws: PrkLieWorkspace<Dual64, S, D, Q, N, Inline> = PrkLieWorkspace::lobatto();
     let mut worst = 0.0_f64;
-    for _ in 0..50 {
-        let phi = 3.0 * uniform();
-        let z0 = SVector::from([phi.cos(), phi.sin()]);
-        let p0 = SVector::from([uniform()]);
-        let x = SVector::<f64, 3>::from_fn(|_, _| 2.0 * uniform());
-        let h = 0.1 + 0.2 * uniform().abs();
+    for _ in 0..count {
+        let (q0, p0, x, h) = point();
         let mut r = SVector::zeros();
-        let jac = *stage_system(&model, &mut ws, h, &z0, &p0, &x, &mut r);
-        for j in 0..3 {
+        let jac = *stage_system(model, &mut ws, h, &q0, &p0, &x, &mut r);
+        for j in 0..N {
             let mut xd = x.map(Dual64::from_re);
             xd[j].eps = 1.0;
-            let (zd, pd) = (z0.map(Dual64::from_re), p0.map(Dual64::from_re));
+            let (qd, pd) = (q0.map(Dual64::from_re), p0.map(Dual64::from_re));
             let mut rd = SVector::zeros();
-            stage_system(&dual, &mut dws, Dual64::from_re(h), &zd, &pd, &xd, &mut rd);
-            for i in 0..3 {
+            stage_system(dual, &mut dws, Dual64::from_re(h), &qd, &pd, &xd, &mut rd);
+            for i in 0..N {
                 assert!((rd[i].re - r[i]).abs() <= 1e-14 * (1.0 + r[i].abs()));
                 let scale = 1.0_f64.max(jac[j][i].abs());
                 worst = worst.max((jac[j][i] - rd[i].eps).abs() / scale);
             }
         }
     }
+    worst
+}
+
+#[test]
+fn assembled_jacobian_is_exact() {
+    let mut u = uniform(5);
+    let pendulum = (
+        &CirclePendulum::<f64>::new(),
+        &CirclePendulum::<Dual64>::new(),
+    );
+    let worst = jacobian_defect::<_, _, 3, 1, 2, 3>(pendulum, 50, || {
+        let phi = 3.0 * u();
+        let z0 = SVector::from([phi.cos(), phi.sin()]);
+        (
+            z0,
+            SVector::from([u()]),
+            SVector::from_fn(|_, _| 2.0 * u()),
+            0.1 + 0.2 * u().abs(),
+        )
+    });
     println!("assembled Jacobian against dual numbers: {worst:.2e}");
     assert!(worst <= 1e-13, "{worst:e}");
 }
@@ -280,20 +306,6 @@ struct HeavyTop<T> {
     j: SVector<T, 3>,
     mg: T,
     chi: SVector<T, 3>,
-}
-
-fn hat<T: Real>(a: &SVector<T, 3>) -> SMatrix<T, 3, 3> {
-    SMatrix::<T, 3, 3>::new(
-        T::zero(),
-        -a[2],
-        a[1],
-        a[2],
-        T::zero(),
-        -a[0],
-        -a[1],
-        a[0],
-        T::zero(),
-    )
 }
 
 impl<T: Real> HeavyTop<T> {
@@ -406,37 +418,18 @@ fn top_run<const S: usize, const N: usize>(steps: usize, h: f64) -> (PhaseState<
 
 #[test]
 fn heavy_top_jacobian_is_exact() {
-    let top = HeavyTop::<f64>::new();
-    let dual = HeavyTop::<Dual64>::new();
-    let mut ws: PrkLieWorkspace<f64, 3, 3, 4, 9, Inline> = PrkLieWorkspace::lobatto();
-    let mut dws: PrkLieWorkspace<Dual64, 3, 3, 4, 9, Inline> = PrkLieWorkspace::lobatto();
-    let mut seed = 9_u64;
-    let mut uniform = move || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    };
-    let mut worst = 0.0_f64;
-    for _ in 0..30 {
-        let q0 = SVector::<f64, 4>::from_fn(|_, _| uniform()).normalize();
-        let p0 = SVector::<f64, 3>::from_fn(|_, _| 3.0 * uniform());
-        let x = SVector::<f64, 9>::from_fn(|_, _| 2.0 * uniform());
-        let h = 0.1 + 0.2 * uniform().abs();
-        let mut r = SVector::zeros();
-        let jac = *stage_system(&top, &mut ws, h, &q0, &p0, &x, &mut r);
-        for j in 0..9 {
-            let mut xd = x.map(Dual64::from_re);
-            xd[j].eps = 1.0;
-            let (qd, pd) = (q0.map(Dual64::from_re), p0.map(Dual64::from_re));
-            let mut rd = SVector::zeros();
-            stage_system(&dual, &mut dws, Dual64::from_re(h), &qd, &pd, &xd, &mut rd);
-            for i in 0..9 {
-                let scale = 1.0_f64.max(jac[j][i].abs());
-                worst = worst.max((jac[j][i] - rd[i].eps).abs() / scale);
-            }
-        }
-    }
+    let mut u = uniform(9);
+    let top = (&HeavyTop::<f64>::new(), &HeavyTop::<Dual64>::new());
+    let worst = jacobian_defect::<_, _, 3, 3, 4, 9>(top, 30, || {
+        let q0 = SVector::<f64, 4>::from_fn(|_, _| u()).normalize();
+        let p0 = SVector::from_fn(|_, _| 3.0 * u());
+        (
+            q0,
+            p0,
+            SVector::from_fn(|_, _| 2.0 * u()),
+            0.1 + 0.2 * u().abs(),
+        )
+    });
     println!("heavy top: assembled Jacobian against dual numbers: {worst:.2e}");
     assert!(worst <= 1e-12, "{worst:e}");
 }

@@ -130,35 +130,7 @@ type BlockSpec = (&'static str, usize, Option<&'static str>);
 /// that it stays `Copy`.
 const MAX_PARAMS: usize = 4;
 
-/// A parameter of a scheme as the catalogue declares it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Param {
-    pub name: &'static str,
-    pub kind: ParamKind,
-}
-
-/// The values a parameter takes: an integer range, or the options of a named set of
-/// choices ([`CHOICES`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParamKind {
-    Count {
-        lo: usize,
-        hi: usize,
-    },
-    // Built by the reader for a parameter `R in Set`; no scheme of the catalogue has one
-    // yet (the unit tests' catalogue does).
-    #[cfg_attr(not(test), allow(dead_code))]
-    Choice {
-        set: &'static str,
-    },
-}
-
-/// A parameter's value in a requested scheme.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arg {
-    Count(usize),
-    Choice(&'static str),
-}
+pub use livens_catalogue::{Arg, Param, ParamKind};
 
 /// A parameter's value as written in `schemes { … }`, before it is checked.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -62,6 +62,54 @@
 //!   blocks (`Inputs`).
 #![no_std]
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+/// A parameter of a scheme, as the catalogue declares it: `S in 2..=10`. Both readers
+/// hold their entries' parameters in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Its name, e.g. `S`.
+    pub name: &'static str,
+    /// The values `model!` accepts.
+    pub kind: ParamKind,
+}
+
+/// The values a scheme parameter takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// An integer in `lo..=hi` (a stage count, a polynomial degree): a const generic
+    /// `usize` of the marker.
+    Count {
+        /// The least value.
+        lo: usize,
+        /// The greatest value.
+        hi: usize,
+    },
+    /// One of the named choices of the set `set` (declared in the catalogue's
+    /// `choices`): a type parameter of the marker, bounded by the set's trait.
+    Choice {
+        /// The set's name, e.g. `Quadrature`.
+        set: &'static str,
+    },
+}
+
+/// The value of one parameter of a scheme instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// An integer parameter's value.
+    Count(usize),
+    /// A named choice, e.g. `Gauss`.
+    Choice(&'static str),
+}
+
+impl core::fmt::Display for Arg {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Count(n) => write!(f, "{n}"),
+            Self::Choice(name) => f.write_str(name),
+        }
+    }
+}
 
 /// Invokes the macro `$reader` with the whole catalogue (grammar in the crate docs).
 #[macro_export]

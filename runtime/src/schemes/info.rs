@@ -89,52 +89,7 @@ pub struct BlockSpec {
     pub per_stage: Option<&'static str>,
 }
 
-/// A parameter of a scheme, as the catalogue declares it: `S in 2..=10`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Param {
-    /// Its name, e.g. `S`.
-    pub name: &'static str,
-    /// The values `model!` accepts.
-    pub kind: ParamKind,
-}
-
-/// The values a scheme parameter takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParamKind {
-    /// An integer in `lo..=hi` (a stage count, a polynomial degree): a const generic
-    /// `usize` of the marker.
-    Count {
-        /// The least value.
-        lo: usize,
-        /// The greatest value.
-        hi: usize,
-    },
-    /// One of the named choices of the set `set` (its options are listed in
-    /// [`CHOICES`](crate::schemes::CHOICES)): a type parameter of the marker, bounded by
-    /// the set's trait.
-    Choice {
-        /// The set's name, e.g. `Quadrature`.
-        set: &'static str,
-    },
-}
-
-/// The value of one parameter of a scheme instance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arg {
-    /// An integer parameter's value.
-    Count(usize),
-    /// A named choice, e.g. `Gauss`.
-    Choice(&'static str),
-}
-
-impl core::fmt::Display for Arg {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Self::Count(n) => write!(f, "{n}"),
-            Self::Choice(name) => f.write_str(name),
-        }
-    }
-}
+pub use livens_catalogue::{Arg, Param, ParamKind};
 
 /// A named choice of a scheme parameter: a unit type of [`livens::schemes`](crate::schemes)
 /// generated from the catalogue's `choices` (e.g. `Gauss` of `Quadrature`), implementing

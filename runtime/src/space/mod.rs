@@ -34,7 +34,7 @@ mod euclidean;
 mod so3;
 
 pub use euclidean::Euclidean;
-pub use so3::So3;
+pub use so3::{hat, So3};
 
 /// A configuration space with a retraction: configurations stored in `Q` numbers,
 /// tangent vectors (velocities, increments, momenta) of `D`.

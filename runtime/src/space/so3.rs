@@ -25,8 +25,8 @@ fn c<T: Real>(x: f64) -> T {
     nalgebra::convert(x)
 }
 
-/// The cross-product matrix `â`, `â b = a × b`.
-fn hat<T: Real>(a: &V3<T>) -> M3<T> {
+/// The cross-product matrix `â`, `â b = a × b`: the algebra `so(3)`'s `hat`.
+pub fn hat<T: Real>(a: &V3<T>) -> M3<T> {
     M3::new(
         T::zero(),
         -a[2],
