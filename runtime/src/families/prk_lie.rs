@@ -171,6 +171,28 @@ where
     }
 }
 
+/// Row `i`'s brackets in (26): `Yᵢ = Πⁱ + h Σⱼ cᵢⱼ Dʲ`, `Sᵢ = Σⱼ cᵢⱼ Nʲ` and
+/// `Zᵢ = Z⁰ − h B(−ξ)ᵀ Sᵢ`.
+fn brackets<T, Mdl, const S: usize, const D: usize, const Q: usize>(
+    known: &Known<'_, T, Mdl, (), S, D, Q>,
+    stages: &[StageValues<T, D, Q>; S],
+    node: &Node<T, D>,
+    i: usize,
+) -> (Vector<T, D>, Vector<T, D>, Vector<T, D>)
+where
+    T: Real,
+{
+    let (tab, h) = (known.tableau, known.h);
+    let (mut y, mut s_i) = (stages[i].pi, Vector::<T, D>::zeros());
+    for (j, stage) in stages.iter().enumerate() {
+        let c: T = nalgebra::convert(c_coefficient(&tab.b, &tab.a, i, j));
+        y.axpy(h * c, &stage.d, T::one());
+        s_i.axpy(c, &stage.n, T::one());
+    }
+    let z = node.z0 - node.back_t * s_i * h;
+    (y, s_i, z)
+}
+
 /// `cᵢⱼ = bⱼ aⱼᵢ / bᵢ`.
 fn c_coefficient<const S: usize>(b: &[f64; S], a: &[[f64; S]; S], i: usize, j: usize) -> f64 {
     b[j] * a[j][i] / b[i]
@@ -205,15 +227,8 @@ where
     ) {
         let stages = stage_values(known, x);
         let node = node(known, x, &stages);
-        let (tab, h) = (known.tableau, known.h);
         for i in 0..S {
-            let (mut y, mut s_i) = (stages[i].pi, Vector::<T, D>::zeros());
-            for (j, stage) in stages.iter().enumerate() {
-                let c: T = nalgebra::convert(c_coefficient(&tab.b, &tab.a, i, j));
-                y.axpy(h * c, &stage.d, T::one());
-                s_i.axpy(c, &stage.n, T::one());
-            }
-            let z = node.z0 - node.back_t * s_i * h;
+            let (y, _, z) = brackets(known, &stages, &node, i);
             set_block(r, i * D, &(node.b_t * y - node.ad_t * z));
         }
     }
@@ -280,13 +295,7 @@ where
             m
         };
         for i in 0..S {
-            let (mut y, mut s_i) = (stages[i].pi, Vector::<T, D>::zeros());
-            for (j, stage) in stages.iter().enumerate() {
-                let cij = c(c_coefficient(&tab.b, &tab.a, i, j));
-                y.axpy(h * cij, &stage.d, T::one());
-                s_i.axpy(cij, &stage.n, T::one());
-            }
-            let z = node.z0 - node.back_t * s_i * h;
+            let (y, s_i, z) = brackets(known, &stages, &node, i);
             let m_y = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&node.xi, &y, o));
             let a_z = matrix(|o| SpaceOf::<Mdl, T, D, Q>::ad_t_derivative(&(node.ad_t * z), o));
             let m_s =
