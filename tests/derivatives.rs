@@ -29,7 +29,7 @@ use livens::schemes::*;
 use livens::step::{block_of, Block};
 use livens::{
     DeclaredSchemes, DiscreteSystem, FromNode, GglState, Model, SMatrix, SVector, SchemeInfo,
-    SchemeVisitor, Step,
+    SchemeVisitor, Step, StepContext,
 };
 use livens_models::{
     ClosedLoop, FourParticles, FreeBody, HeavyTop, LagrangeTop, ParticleOnTorus, Pendulum3d,
@@ -763,7 +763,19 @@ where
                     vec![Dual64::from_re(f64::NAN); n * n],
                 );
                 model
-                    .equations(&scheme, h, &state, &mut ws, x, &mut r, &mut jac)
+                    .equations(
+                        &scheme,
+                        StepContext {
+                            h,
+                            t: node.t,
+                            inputs: &[],
+                        },
+                        &state,
+                        &mut ws,
+                        x,
+                        &mut r,
+                        &mut jac,
+                    )
                     .expect("lengths from UNKNOWNS");
                 (r, jac)
             };

@@ -233,10 +233,24 @@ fn the_chains_stages_are_planned_and_agree_with_the_dense_lu() {
             let mut worst: f64 = 0.0;
             let (mut fallbacks, mut iterations) = (0, 0);
             for _ in 0..3 {
-                let (a, report) = prk::step(&model, &scheme, 0.1, &state, &mut planned, &options)
-                    .expect("planned step");
-                let (b, _) = prk::step(&model, &scheme, 0.1, &state, &mut dense, &options)
-                    .expect("dense step");
+                let (a, report) = prk::step(
+                    &model,
+                    &scheme,
+                    StepContext::new(0.1, state.t),
+                    &state,
+                    &mut planned,
+                    &options,
+                )
+                .expect("planned step");
+                let (b, _) = prk::step(
+                    &model,
+                    &scheme,
+                    StepContext::new(0.1, state.t),
+                    &state,
+                    &mut dense,
+                    &options,
+                )
+                .expect("dense step");
                 fallbacks += report.pivoting_fallbacks;
                 iterations += report.iterations;
                 let scale = b.q.amax().max(b.p.amax());
@@ -277,10 +291,24 @@ fn a_magnetic_term_is_planned_and_agrees_with_the_dense_lu() {
     let options = livens::StepOptions::default();
     let (mut worst, mut fallbacks): (f64, u32) = (0.0, 0);
     for _ in 0..20 {
-        let (a, report) =
-            prk::step(&model, &scheme, 0.1, &state, &mut planned, &options).expect("planned step");
-        let (b, dense_report) =
-            prk::step(&model, &scheme, 0.1, &state, &mut dense, &options).expect("dense step");
+        let (a, report) = prk::step(
+            &model,
+            &scheme,
+            StepContext::new(0.1, state.t),
+            &state,
+            &mut planned,
+            &options,
+        )
+        .expect("planned step");
+        let (b, dense_report) = prk::step(
+            &model,
+            &scheme,
+            StepContext::new(0.1, state.t),
+            &state,
+            &mut dense,
+            &options,
+        )
+        .expect("dense step");
         fallbacks += report.pivoting_fallbacks;
         // Newton converges to the same root with a wrong Jacobian too, only in more
         // iterations: the same count says the planned Jacobian is the dense one.
@@ -309,14 +337,35 @@ fn a_step_whose_h_squared_underflows_leaves_no_stale_entry() {
     assert!(planned.plan().is_some());
     let mut dense = PrkWorkspace::<f64, 3, 18, 54, Inline>::lobatto();
     let options = livens::StepOptions::default();
-    let (state, _) =
-        prk::step(&model, &scheme, 0.1, &state, &mut planned, &options).expect("a normal step");
+    let (state, _) = prk::step(
+        &model,
+        &scheme,
+        StepContext::new(0.1, state.t),
+        &state,
+        &mut planned,
+        &options,
+    )
+    .expect("a normal step");
     let h = 1e-170;
     assert_eq!(h * h, 0.0);
-    let (a, report) =
-        prk::step(&model, &scheme, h, &state, &mut planned, &options).expect("planned step");
-    let (b, dense_report) =
-        prk::step(&model, &scheme, h, &state, &mut dense, &options).expect("dense step");
+    let (a, report) = prk::step(
+        &model,
+        &scheme,
+        StepContext::new(h, state.t),
+        &state,
+        &mut planned,
+        &options,
+    )
+    .expect("planned step");
+    let (b, dense_report) = prk::step(
+        &model,
+        &scheme,
+        StepContext::new(h, state.t),
+        &state,
+        &mut dense,
+        &options,
+    )
+    .expect("dense step");
     assert_eq!(report.iterations, dense_report.iterations);
     assert_eq!(report.pivoting_fallbacks, 0);
     let scale = b.q.amax().max(b.p.amax());
