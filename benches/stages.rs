@@ -96,7 +96,15 @@ where
         PrkWorkspace::<f64, S, D, N, Inline>::lobatto(),
     ];
     pair(c, name, workspaces, initial, |state, ws| {
-        prk::step(&model, &scheme, h, state, ws, &options).expect("a stage step converges")
+        prk::step(
+            &model,
+            &scheme,
+            StepContext::new(h, state.t),
+            state,
+            ws,
+            &options,
+        )
+        .expect("a stage step converges")
     })
 }
 
@@ -123,8 +131,15 @@ where
         PrkHolonomicWorkspace::<f64, S, D, M, N, Inline>::lobatto(),
     ];
     pair(c, name, workspaces, initial, |state, ws| {
-        prk_holonomic::step(&model, &scheme, h, state, ws, &options)
-            .expect("a constrained step converges")
+        prk_holonomic::step(
+            &model,
+            &scheme,
+            StepContext::new(h, state.t),
+            state,
+            ws,
+            &options,
+        )
+        .expect("a constrained step converges")
     })
 }
 
@@ -151,8 +166,15 @@ where
         PrkNonholonomicWorkspace::<f64, S, D, K, N, Inline>::lobatto(),
     ];
     pair(c, name, workspaces, initial, |state, ws| {
-        prk_nonholonomic::step(&model, &scheme, h, state, ws, &options)
-            .expect("a nonholonomic step converges")
+        prk_nonholonomic::step(
+            &model,
+            &scheme,
+            StepContext::new(h, state.t),
+            state,
+            ws,
+            &options,
+        )
+        .expect("a nonholonomic step converges")
     })
 }
 

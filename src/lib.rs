@@ -49,6 +49,6 @@ pub mod prelude {
     pub use livens_runtime::{
         Consistency, Diagnostics, DiscreteSystem, GglState, Guess, Integrator, Model, MomentumMaps,
         NewtonOptions, NodeValues, NonholonomicState, Parameters, PhaseState, PointKernels,
-        SMatrix, SVector, SchemeInfo, Step,
+        SMatrix, SVector, SchemeInfo, Step, StepContext,
     };
 }

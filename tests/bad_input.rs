@@ -5,7 +5,7 @@
 //! options work in `f32`.
 use livens::prelude::*;
 use livens::{InitError, ParameterError, SolveError};
-use livens_models::{FourParticles, LagrangeTop, Pendulum3d};
+use livens_models::{FourParticles, LagrangeTop, Pendulum3d, SphericalPendulum};
 
 fn pendulum_state(model: &Pendulum3d) -> Result<GglState<f64, 3, 1>, InitError<f64>> {
     let (q, v) = Pendulum3d::initial_positions_velocities();
@@ -323,4 +323,53 @@ fn an_unreachable_tolerance_is_named_as_such() {
         matches!(e, SolveError::MaxIterations { iterations: 2, .. }),
         "{e:?}"
     );
+}
+
+/// A step's context is checked as its step size is: a non-finite start time or input
+/// is refused by name before any work, for a generated GGL scheme and an assembled
+/// stage family alike, and the state is untouched (it is only read).
+#[test]
+fn non_finite_times_and_inputs_are_refused() {
+    let model = Pendulum3d::new();
+    let good = pendulum_state(&model).unwrap();
+    let options = livens::StepOptions::default();
+    let mut ws = Step::<f64, GglEm>::workspace::<livens::solve::Inline>(&model, &GglEm);
+    for t in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let context = StepContext::new(0.05, t);
+        let e = model
+            .step(&GglEm, context, &good, &mut ws, &options)
+            .unwrap_err();
+        assert!(
+            matches!(e, SolveError::InvalidTime { t: given } if given.to_bits() == t.to_bits())
+        );
+        assert!(e.to_string().contains("start time"), "{e}");
+    }
+    let inputs = [0.0, 1.0, f64::NAN];
+    let context = StepContext {
+        h: 0.05,
+        t: 0.0,
+        inputs: &inputs,
+    };
+    let e = model
+        .step(&GglEm, context, &good, &mut ws, &options)
+        .unwrap_err();
+    assert_eq!(e, SolveError::NonFiniteInput { index: 2 });
+    assert!(e.to_string().contains("input 2"), "{e}");
+    // A stage family, through the same front door.
+    let model = SphericalPendulum::new();
+    let (q, v) = SphericalPendulum::initial_positions_velocities();
+    let state = PhaseState::from_velocities(&model, q, v);
+    let scheme = HolonomicLobatto::<2>;
+    let mut ws =
+        Step::<f64, HolonomicLobatto<2>>::workspace::<livens::solve::Inline>(&model, &scheme);
+    let context = StepContext::new(0.05, f64::NAN);
+    let e = model
+        .step(&scheme, context, &state, &mut ws, &options)
+        .unwrap_err();
+    assert!(matches!(e, SolveError::InvalidTime { .. }), "{e:?}");
+    // A finite context steps.
+    let context = StepContext::new(0.05, 0.0);
+    assert!(model
+        .step(&scheme, context, &state, &mut ws, &options)
+        .is_ok());
 }

@@ -912,3 +912,49 @@ fn eml_reports_the_generalized_energy() {
         last[col("energy")] - rows[0][col("energy")]
     );
 }
+
+/// A forced model with a stage family: the run prints its table with the legend of its
+/// energy column, whose `ΔE` (the energy less the forces' work along each step's Hermite
+/// interpolant) is the scheme's error: it falls by 2⁴ when `h` halves for the order-4
+/// `LobattoIIIAIIIB(3)`, where the midpoint rule's work would leave an `O(h²)` floor.
+#[test]
+fn a_forced_model_runs_with_a_stage_family() {
+    let dir = scratch("forced");
+    let out_dir = dir.to_str().unwrap();
+    let label = "Lobatto IIIA-IIIB s=3";
+    let max_energy_error = |dt: &str| {
+        let (code, out, err) = livens(&[
+            "run",
+            "forced-oscillator",
+            "--scheme",
+            "LobattoIIIAIIIB(3)",
+            "--dt",
+            dt,
+            "--t-end",
+            "4",
+            "--out",
+            out_dir,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("the model is forced"), "{out}");
+        assert!(
+            out.contains(&format!("for {label}, whose forces act at the stages")),
+            "{out}"
+        );
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("no table row {label} in:\n{out}"));
+        let figures: Vec<f64> = line[label.len()..]
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        figures[1]
+    };
+    let (coarse, fine) = (max_energy_error("0.1"), max_energy_error("0.05"));
+    let order = (coarse / fine).log2();
+    println!("max|ΔE| {coarse:.2e} → {fine:.2e}: order {order:.2}");
+    assert!(fine < 1e-5, "{fine:e}");
+    assert!((order - 4.0).abs() <= 0.5, "{order}");
+    assert_well_formed_svg(&dir.join("forced-oscillator-LobattoIIIAIIIB(3).svg"));
+}

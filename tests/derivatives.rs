@@ -29,7 +29,7 @@ use livens::schemes::*;
 use livens::step::{block_of, Block};
 use livens::{
     DeclaredSchemes, DiscreteSystem, FromNode, GglState, Model, SMatrix, SVector, SchemeInfo,
-    SchemeVisitor, Step,
+    SchemeVisitor, Step, StepContext,
 };
 use livens_models::{
     ClosedLoop, FourParticles, FreeBody, HeavyTop, LagrangeTop, ParticleOnTorus, Pendulum3d,
@@ -620,6 +620,28 @@ mod angles {
 use angles::DoublePendulum;
 fixture!(DoublePendulum, 2, 0, [m1, m2, l1, l2, g]);
 
+/// The unconstrained stage family with forces in `q`, `v` and `t` (the discrete
+/// Lagrange–d'Alembert principle, spec `next_packages.md` §D.2): a particle in the plane
+/// with a position-dependent mass, under drag coupling its coordinates and a drive whose
+/// amplitude depends on the position.
+mod dragged {
+    livens::model! {
+        pub struct DraggedParticle {
+            params { m = 1.2, c = 0.3, k = 0.8, w = 1.9 }
+            coords { x: Scalar, y: Scalar }
+            kinetic = 0.5 * m * (1.0 + 0.2 * y * y) * x_dot * x_dot + 0.5 * m * y_dot * y_dot;
+            potential = 0.5 * k * (x * x + y * y) + 0.1 * x * x * y;
+            forces {
+                x: -c * x_dot * (1.0 + x * y) + sin(w * t) * cos(y),
+                y: -c * y_dot * y_dot * x - k * x * x_dot * sin(0.5 * t),
+            }
+            schemes { LobattoIIIAIIIB(2), LobattoIIIAIIIB(3) }
+        }
+    }
+}
+use dragged::DraggedParticle;
+fixture!(DraggedParticle, 2, 0, [m, c, k, w]);
+
 /// A constrained model for the holonomically constrained stage family: a mass matrix
 /// that depends on the position, two constraints of degree three and a transcendental
 /// one, so that every constraint kernel (`DΦ`, `Σ λ D²Φ`, `∂(DΦ v)/∂q`) has entries
@@ -644,7 +666,9 @@ fixture!(SurfaceParticle, 3, 2, [m, c, g, k]);
 
 /// A nonholonomic model for the nonholonomic stage family: the pendulum-driven
 /// transmission (spec 002 §5.2), whose `A(q) = (sin y, 0, 1)` varies with the point, with
-/// a mass that couples `y` to its speed so that `D₂₂L` and `D₁₂L` are not constant.
+/// a mass that couples `y` to its speed so that `D₂₂L` and `D₁₂L` are not constant, and
+/// forces in `q`, `v` and `t` so that the family's forced stage forces are checked too
+/// (the unforced family: `MixedParticle` below).
 mod transmission {
     livens::model! {
         pub struct Transmission {
@@ -653,6 +677,10 @@ mod transmission {
             kinetic = 0.5 * (x_dot * x_dot + (1.0 + c * x * x) * y_dot * y_dot + z_dot * z_dot);
             potential = 0.5 * (x * x + z * z - 2.0 * cos(y) + epsilon * sin(2.0 * y));
             nonholonomic { phi: z_dot + sin(y) * x_dot }
+            forces {
+                x: -c * x_dot * (1.0 + y * y),
+                y: 0.4 * sin(1.7 * t) * cos(x) - c * z * y_dot,
+            }
             schemes { NonholonomicLobatto(2), NonholonomicLobatto(3) }
         }
     }
@@ -763,7 +791,19 @@ where
                     vec![Dual64::from_re(f64::NAN); n * n],
                 );
                 model
-                    .equations(&scheme, h, &state, &mut ws, x, &mut r, &mut jac)
+                    .equations(
+                        &scheme,
+                        StepContext {
+                            h,
+                            t: node.t,
+                            inputs: &[],
+                        },
+                        &state,
+                        &mut ws,
+                        x,
+                        &mut r,
+                        &mut jac,
+                    )
                     .expect("lengths from UNKNOWNS");
                 (r, jac)
             };
@@ -884,6 +924,14 @@ declared_scheme_equations!(
     2,
     0,
     0x5EED_000D
+);
+
+declared_scheme_equations!(
+    dragged_particle_declared_scheme_equations,
+    DraggedParticle<f64>,
+    2,
+    0,
+    0x5EED_0022
 );
 
 // ---------------------------------------------------------------------------------------
@@ -1051,7 +1099,8 @@ fn f32_instance_of_a_quaternion_model_agrees_with_f64() {
 }
 
 /// Generalized forces in `q`, `v` and `t` (spec 001 §2.4: at the midpoint in all three):
-/// a particle on a sphere under quadratic drag and a periodic drive.
+/// a particle on a sphere under quadratic drag and a periodic drive. The holonomic stage
+/// family adds them at its stages' times, with `∂F/∂q` and `∂F/∂v` in its Jacobian.
 mod driven {
     livens::model! {
         pub struct DrivenParticle {
@@ -1061,7 +1110,7 @@ mod driven {
             potential = m * 9.81 * r.z;
             holonomic { sphere: 0.5 * (dot(r, r) - 1.0) }
             forces { r: -c * norm(r_dot) * r_dot + a * sin(w * t) * e1 + c * cross(r, r_dot) }
-            schemes { Eml, Reml, Mpl }
+            schemes { Eml, Reml, Mpl, HolonomicLobatto(2), HolonomicLobatto(3) }
         }
     }
 }

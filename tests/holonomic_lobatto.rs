@@ -209,7 +209,15 @@ fn the_constraint_at_stage_one_would_make_the_jacobian_singular() {
     let x: [f64; N] = core::array::from_fn(|i| 0.3 * (i as f64 + 1.0).sin());
     let (mut r, mut jac) = ([0.0; N], [0.0; N * N]);
     model
-        .equations(&scheme, h, &state, &mut ws, &x, &mut r, &mut jac)
+        .equations(
+            &scheme,
+            StepContext::new(h, state.t),
+            &state,
+            &mut ws,
+            &x,
+            &mut r,
+            &mut jac,
+        )
         .expect("the sizes match");
     let assembled = SMatrix::<f64, N, N>::from_column_slice(&jac);
     assert!(assembled.lu().is_invertible(), "{assembled}");
@@ -285,11 +293,24 @@ where
     let options = livens::StepOptions::default();
     let (mut worst, mut fallbacks): (f64, u32) = (0.0, 0);
     for _ in 0..steps {
-        let (a, report) = prk_holonomic::step(model, &scheme, h, &state, &mut planned, &options)
-            .expect("planned step");
-        let (b, dense_report) =
-            prk_holonomic::step(model, &scheme, h, &state, &mut dense, &options)
-                .expect("dense step");
+        let (a, report) = prk_holonomic::step(
+            model,
+            &scheme,
+            StepContext::new(h, state.t),
+            &state,
+            &mut planned,
+            &options,
+        )
+        .expect("planned step");
+        let (b, dense_report) = prk_holonomic::step(
+            model,
+            &scheme,
+            StepContext::new(h, state.t),
+            &state,
+            &mut dense,
+            &options,
+        )
+        .expect("dense step");
         assert_eq!(report.iterations, dense_report.iterations);
         fallbacks += report.pivoting_fallbacks;
         let scale = b.q.amax().max(b.p.amax()).max(b.v.amax());

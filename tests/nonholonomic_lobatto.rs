@@ -250,11 +250,24 @@ where
     let options = livens::StepOptions::default();
     let (mut worst, mut fallbacks): (f64, u32) = (0.0, 0);
     for _ in 0..steps {
-        let (a, report) = prk_nonholonomic::step(model, &scheme, h, &state, &mut planned, &options)
-            .expect("planned step");
-        let (b, dense_report) =
-            prk_nonholonomic::step(model, &scheme, h, &state, &mut dense, &options)
-                .expect("dense step");
+        let (a, report) = prk_nonholonomic::step(
+            model,
+            &scheme,
+            StepContext::new(h, state.t),
+            &state,
+            &mut planned,
+            &options,
+        )
+        .expect("planned step");
+        let (b, dense_report) = prk_nonholonomic::step(
+            model,
+            &scheme,
+            StepContext::new(h, state.t),
+            &state,
+            &mut dense,
+            &options,
+        )
+        .expect("dense step");
         assert_eq!(report.iterations, dense_report.iterations);
         fallbacks += report.pivoting_fallbacks;
         let (la, lb) = (a.lambda.expect("a step's λ"), b.lambda.expect("a step's λ"));

@@ -10,6 +10,7 @@ extern crate livens_runtime as livens;
 
 mod chain;
 mod closed_loop;
+mod forced_oscillator;
 mod four_particles;
 mod mass_spring;
 mod nonholonomic;
@@ -22,6 +23,7 @@ mod torus;
 
 pub use chain::Chain10;
 pub use closed_loop::ClosedLoop;
+pub use forced_oscillator::ForcedOscillator;
 pub use four_particles::FourParticles;
 pub use mass_spring::MassSpring;
 pub use nonholonomic::{Chaotic, NonholonomicParticle, Transmission};

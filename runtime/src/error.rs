@@ -64,6 +64,18 @@ pub enum SolveError<T> {
         /// The step size given.
         h: T,
     },
+    /// The time the step starts at ([`StepContext::t`](crate::StepContext::t)) is NaN
+    /// or infinite (checked before any work).
+    InvalidTime {
+        /// The time given.
+        t: T,
+    },
+    /// An input of the step ([`StepContext::inputs`](crate::StepContext::inputs)) is NaN
+    /// or infinite (checked before any work).
+    NonFiniteInput {
+        /// Its index in the inputs.
+        index: usize,
+    },
     /// A field of the state to step from is NaN or infinite (checked before any work).
     NonFiniteState {
         /// The field: `t`, `q`, `p`, `v` or a multiplier block's name.
@@ -127,6 +139,14 @@ impl<T: fmt::Debug> fmt::Display for SolveError<T> {
             Self::InvalidStepSize { h } => write!(
                 f,
                 "the step size is {h:?}; it must be a finite number other than zero"
+            ),
+            Self::InvalidTime { t } => write!(
+                f,
+                "the step's start time is {t:?}; it must be a finite number"
+            ),
+            Self::NonFiniteInput { index } => write!(
+                f,
+                "input {index} of the step is NaN or infinite; inputs must be finite"
             ),
             Self::NonFiniteState { field } => write!(
                 f,

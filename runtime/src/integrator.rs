@@ -2,7 +2,7 @@
 use crate::error::SolveError;
 use crate::model::Real;
 use crate::solve::{Inline, NewtonOptions, StepReport, Storage};
-use crate::step::{Guess, Step, StepOptions};
+use crate::step::{Guess, Step, StepContext, StepOptions};
 
 /// Advances a model with scheme `S` at a fixed step size.
 ///
@@ -105,15 +105,21 @@ impl<T: Real, Mdl: Step<T, S>, S, K: Storage> Integrator<T, Mdl, S, K> {
         self
     }
 
-    /// Advances the state by one step of size `h`.
+    /// Advances the state by one step of size `h` from the state's time.
     ///
     /// On success the state becomes the scheme's new state. On error the state is
     /// untouched — bit for bit what it was before the call — so the caller can retry
     /// with a smaller step size or other options.
     pub fn step(&mut self) -> Result<StepReport<T>, SolveError<T>> {
+        // The step starts at the state's time; no model has inputs yet.
+        let context = StepContext {
+            h: self.h,
+            t: Mdl::time(&self.state),
+            inputs: &[],
+        };
         let (next, report) = self.model.step(
             &self.scheme,
-            self.h,
+            context,
             &self.state,
             &mut self.workspace,
             &self.options,

@@ -32,10 +32,35 @@ pub trait PointKernels<T: Real, const D: usize, const Q: usize = D>:
     fn l_qv(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
     /// `D₂₂L`, the mass matrix: `out[j][i] = ∂²L/∂vᵢ∂vⱼ`.
     fn l_vv(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
+
+    /// Whether the model has generalized forces `F(q, v, t)` (a `forces` block): the
+    /// stage families then add `F(Qʲ, Vʲ, t⁰ + cⱼ h)` to each stage force `Wʲ` (the
+    /// discrete Lagrange–d'Alembert principle, spec `next_packages.md` §D.2) and its
+    /// derivatives to their Jacobians. `false`: [`f`](Self::f), [`f_q`](Self::f_q) and
+    /// [`f_v`](Self::f_v) are never called, and a step does exactly what it did without
+    /// them.
+    const FORCED: bool = false;
+    /// The generalized forces `F(q, v, t)`, one per coordinate (zero by default).
+    fn f(&self, t: T, q: &SVector<T, Q>, v: &SVector<T, D>) -> SVector<T, D> {
+        let _ = (t, q, v);
+        SVector::zeros()
+    }
+    /// `∂F/∂q` (left-trivialised on a group, as `D₁L`): `out[j][i] = ∂Fᵢ/∂qⱼ` (zero by
+    /// default).
+    fn f_q(&self, t: T, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]) {
+        let _ = (t, q, v);
+        out.iter_mut().for_each(|column| column.fill(T::zero()));
+    }
+    /// `∂F/∂v`: `out[j][i] = ∂Fᵢ/∂vⱼ` (zero by default).
+    fn f_v(&self, t: T, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]) {
+        let _ = (t, q, v);
+        out.iter_mut().for_each(|column| column.fill(T::zero()));
+    }
 }
 
 /// The structural nonzeros `(row, column)` of each second derivative of
-/// [`PointKernels`]: every other entry is zero at every point.
+/// [`PointKernels`], and of the forces' first derivatives: every other entry is zero at
+/// every point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelPatterns {
     /// Of `D₁₁L`.
@@ -44,6 +69,10 @@ pub struct KernelPatterns {
     pub l_qv: &'static [(u16, u16)],
     /// Of `D₂₂L`.
     pub l_vv: &'static [(u16, u16)],
+    /// Of `∂F/∂q`, the forces' (empty without forces).
+    pub f_q: &'static [(u16, u16)],
+    /// Of `∂F/∂v` (empty without forces).
+    pub f_v: &'static [(u16, u16)],
 }
 
 /// The holonomic constraints `Φ(q) = 0` at a point and their derivatives, for the

@@ -54,7 +54,7 @@ pub use state::{
     nonholonomic_multiplier, Consistency, FromNode, GglState, NodeValues, NonholonomicState,
     PhaseState,
 };
-pub use step::{Guess, Step, StepOptions};
+pub use step::{Guess, Step, StepContext, StepOptions};
 
 /// Re-exports of the linear-algebra types the generated code and users need.
 pub use nalgebra::{SMatrix, SVector};
@@ -80,9 +80,9 @@ pub mod __private {
         crate::solve::sparse::THRESHOLD
     }
     pub use crate::solve::{max_abs, StepReport, Storage, Workspace};
-    pub use crate::state::{GglState, NonholonomicState, PhaseState};
+    pub use crate::state::{GglState, NodeValues, NonholonomicState, PhaseState};
     pub use crate::step::check_step;
-    pub use crate::step::{Block, Guess, Step, StepOptions, WrongLength};
+    pub use crate::step::{Block, Guess, Step, StepContext, StepOptions, WrongLength};
     pub use crate::SolveError;
     pub use nalgebra::{SMatrix, SVector};
 

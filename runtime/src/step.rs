@@ -37,6 +37,33 @@ impl<T: Real> Default for StepOptions<T> {
     }
 }
 
+/// What a step is given besides the state: the step size, the time the step starts
+/// at and the model's inputs over the step. One value, so that adding what a step
+/// reads (control inputs, spec `next_packages.md` §D) does not change every
+/// signature again.
+///
+/// The time is the context's, not the state's: a stage family evaluates the forces at
+/// `t + cᵢ h` from it. The [`Integrator`](crate::Integrator) builds it from its `h`
+/// and the state's time, so the two agree there; a caller stepping by hand says when
+/// the step starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepContext<'u, T> {
+    /// The step size (negative integrates backwards).
+    pub h: T,
+    /// The time the step starts at.
+    pub t: T,
+    /// The model's inputs `u` over the step, held for its length (zero-order hold);
+    /// empty for a model without inputs (every model so far).
+    pub inputs: &'u [T],
+}
+
+impl<T> StepContext<'static, T> {
+    /// A step of size `h` from time `t`, without inputs.
+    pub const fn new(h: T, t: T) -> Self {
+        Self { h, t, inputs: &[] }
+    }
+}
+
 /// A named block of a vector of unknowns (or of a state), e.g. `q1` at offset 0 with
 /// length `d`. Emitted by `model!` so that tests and diagnostics read the layout
 /// instead of guessing it from the sizes.
@@ -76,12 +103,17 @@ pub trait Step<T: Real, S>: Sized {
     /// A fresh workspace.
     fn workspace<K: Storage>(&self, scheme: &S) -> Self::Workspace<K>;
 
-    /// Advances `state` by one step of size `h`, returning the new state and what the
-    /// solve cost. On error nothing but the workspace has been written.
+    /// The time of a state ([`NodeValues::time`]): where the
+    /// [`Integrator`](crate::Integrator) starts a step's [`StepContext`].
+    fn time(state: &Self::State) -> T;
+
+    /// Advances `state` by one step of `context` (its size `h` from its time `t`),
+    /// returning the new state and what the solve cost. On error nothing but the
+    /// workspace has been written.
     fn step<K: Storage>(
         &self,
         scheme: &S,
-        h: T,
+        context: StepContext<'_, T>,
         state: &Self::State,
         workspace: &mut Self::Workspace<K>,
         options: &StepOptions<T>,
@@ -96,7 +128,7 @@ pub trait Step<T: Real, S>: Sized {
     fn equations<K: Storage>(
         &self,
         scheme: &S,
-        h: T,
+        context: StepContext<'_, T>,
         state: &Self::State,
         workspace: &mut Self::Workspace<K>,
         x: &[T],
@@ -107,24 +139,34 @@ pub trait Step<T: Real, S>: Sized {
 
 /// The front door of every step, called by the generated [`Step::step`] before any
 /// work: the model's parameters (`parameters`, from
-/// [`Model::check_parameters`](crate::Model::check_parameters)), the step size, the
-/// state and the Newton options must all make sense, or the step fails with the
+/// [`Model::check_parameters`](crate::Model::check_parameters)), the step's context
+/// (its size, its time and its inputs), the state and the Newton options must all make
+/// sense, or the step fails with the
 /// reason, leaving the state as it was. Without it a NaN `t` went through a
 /// "successful" step, and `h = 0` failed as a singular Jacobian with advice to reduce
 /// the step. The cost is a few comparisons per value, small next to one Newton
 /// iteration.
 pub fn check_step<T: Real, const D: usize, const Q: usize>(
     parameters: Result<(), ParameterError<T>>,
-    h: T,
+    context: StepContext<'_, T>,
     state: &impl NodeValues<T, D, Q>,
     options: &NewtonOptions<T>,
 ) -> Result<(), SolveError<T>> {
     parameters.map_err(SolveError::Parameter)?;
+    let StepContext { h, t, inputs } = context;
     if !h.is_finite() || h == T::zero() {
         return Err(SolveError::InvalidStepSize { h });
     }
+    // The state first: the integrator's `t` is the state's, and its NaN is the state's
+    // fault.
     if let Some(field) = state.non_finite_field() {
         return Err(SolveError::NonFiniteState { field });
+    }
+    if !t.is_finite() {
+        return Err(SolveError::InvalidTime { t });
+    }
+    if let Some(index) = inputs.iter().position(|u| !u.is_finite()) {
+        return Err(SolveError::NonFiniteInput { index });
     }
     options
         .validate()

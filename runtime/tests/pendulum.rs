@@ -10,7 +10,8 @@ use livens_runtime::space::Euclidean;
 use livens_runtime::step::{Block, WrongLength};
 use livens_runtime::{
     Configuration, Consistency, Diagnostics, DiscreteSystem, GglState, Guess, InitError,
-    Integrator, Model, NewtonOptions, SMatrix, SVector, SolveError, Step, StepOptions, StepReport,
+    Integrator, Model, NewtonOptions, SMatrix, SVector, SolveError, Step, StepContext, StepOptions,
+    StepReport,
 };
 use nalgebra::{Matrix3, Vector3};
 
@@ -215,28 +216,32 @@ impl Step<f64, GglEm> for Pendulum {
         Workspace::new()
     }
 
+    fn time(state: &Self::State) -> f64 {
+        state.t
+    }
+
     fn step<K: Storage>(
         &self,
         scheme: &GglEm,
-        h: f64,
+        context: StepContext<'_, f64>,
         state: &Self::State,
         workspace: &mut Workspace<f64, 8, K>,
         options: &StepOptions<f64>,
     ) -> Result<(Self::State, StepReport<f64>), SolveError<f64>> {
-        ggl::step(self, scheme, h, state, workspace, options)
+        ggl::step(self, scheme, context, state, workspace, options)
     }
 
     fn equations<K: Storage>(
         &self,
         scheme: &GglEm,
-        h: f64,
+        context: StepContext<'_, f64>,
         state: &Self::State,
         workspace: &mut Workspace<f64, 8, K>,
         x: &[f64],
         r: &mut [f64],
         jac: &mut [f64],
     ) -> Result<(), WrongLength> {
-        ggl::equations(self, scheme, h, state, workspace, x, r, jac)
+        ggl::equations(self, scheme, context, state, workspace, x, r, jac)
     }
 }
 

@@ -33,6 +33,7 @@ catalogue! {
     "heavy-top" => HeavyTop,
     "closed-loop" => ClosedLoop,
     "torus" => ParticleOnTorus,
+    "forced-oscillator" => ForcedOscillator,
 }
 
 /// One scheme as the command names it: its marker type (with its stage count) and its
@@ -62,6 +63,10 @@ pub struct SchemeEntry {
     /// Livens paper's footnote 5), so that `E` is their Hamiltonian `H = T* + V` wherever
     /// `q·v = 0`.
     pub hamiltonian_velocity: bool,
+    /// Assembled from the point kernels with stages (the catalogue's `Prk` family): its
+    /// forces act at the stages, so the command integrates their work with a quadrature
+    /// of higher order than the midpoint rule the energy–momentum schemes balance.
+    pub stage_family: bool,
 }
 
 impl SchemeEntry {
@@ -82,6 +87,7 @@ impl SchemeEntry {
             holds_constraints_at_nodes: S::ENTRY.constraints_at_nodes,
             generalized_energy: S::ENTRY.requires.mass == MassRequirement::Any,
             hamiltonian_velocity: S::ENTRY.requires.model == ModelRequirement::RigidBody,
+            stage_family: S::ENTRY.family == "Prk",
         }
     }
 
@@ -102,6 +108,7 @@ impl SchemeEntry {
             holds_constraints_at_nodes: entry.constraints_at_nodes,
             generalized_energy: entry.requires.mass == MassRequirement::Any,
             hamiltonian_velocity: entry.requires.model == ModelRequirement::RigidBody,
+            stage_family: entry.family == "Prk",
         }
     }
 

@@ -139,6 +139,19 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
              (E − E⁰ = W for the energy–momentum schemes), and the momentum maps change by \
              the forces' impulse"
         );
+        let staged: Vec<&str> = outcomes
+            .iter()
+            .filter(|o| o.scheme.stage_family)
+            .map(|o| o.scheme.label.as_str())
+            .collect();
+        if !staged.is_empty() {
+            let _ = writeln!(
+                out,
+                "  for {}, whose forces act at the stages, W = Σ ∫ F·q̇ dt along each step's cubic \
+                 Hermite interpolant (three-point Gauss): ΔE is the scheme's error to O(h⁴)",
+                staged.join(", ")
+            );
+        }
     }
     let _ = match info.momentum_maps.as_slice() {
         [] => writeln!(out, "ΔJ: the model declares no momentum map"),

@@ -34,7 +34,9 @@ fn columns_body(model: &Model, entries: &[Vec<Id>]) -> TokenStream {
     }
 }
 
-/// `impl PointKernels<T, D>`: `l_q`, `l_v`, `l_qq`, `l_qv`, `l_vv`.
+/// `impl PointKernels<T, D>`: `l_q`, `l_v`, `l_qq`, `l_qv`, `l_vv`, and for a model
+/// with a `forces` block `FORCED`, `f`, `f_q` and `f_v` (the block's time variable the
+/// argument `time`), which the stage families add to their stage forces.
 pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream {
     let p = private();
     let d = model.dim();
@@ -44,6 +46,11 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
     let l_qq: Vec<Vec<Id>> = l_q.iter().map(|&e| model.graph.gradient(e, &qv)).collect();
     let l_qv: Vec<Vec<Id>> = l_q.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
     let l_vv: Vec<Vec<Id>> = l_v.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
+    let forces = model.forces.clone().map(|f| {
+        let f_q: Vec<Vec<Id>> = f.iter().map(|&e| model.graph.gradient(e, &qv)).collect();
+        let f_v: Vec<Vec<Id>> = f.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
+        (f, f_q, f_v)
+    });
     let vector = |model: &Model, es: &[Id]| {
         let (s, v) = block(model, es);
         let vec = svector(es.len(), &v);
@@ -52,18 +59,47 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
     let (l_q, l_v) = (vector(model, l_q), vector(model, l_v));
     let pattern = |entries: &[Vec<Id>]| pattern_tokens(&matrix_pattern(model, entries));
     let (qq, qv, vv) = (pattern(&l_qq), pattern(&l_qv), pattern(&l_vv));
+    let (f_q_pattern, f_v_pattern) = match &forces {
+        Some((_, f_q, f_v)) => (pattern(f_q), pattern(f_v)),
+        None => (quote!(&[]), quote!(&[])),
+    };
+    let vec = quote!(#p::SVector<T, #dl>);
+    let forced = forces.map(|(f, f_q, f_v)| {
+        let f = vector(model, &f);
+        let (f_q, f_v) = (columns_body(model, &f_q), columns_body(model, &f_v));
+        quote! {
+            const FORCED: bool = true;
+            #[inline]
+            fn f(&self, time: T, q: &#vec, v: &#vec) -> #vec {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #f
+            }
+            #[inline]
+            fn f_q(&self, time: T, q: &#vec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #f_q
+            }
+            #[inline]
+            fn f_v(&self, time: T, q: &#vec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #f_v
+            }
+        }
+    });
     let (l_qq, l_qv, l_vv) = (
         columns_body(model, &l_qq),
         columns_body(model, &l_qv),
         columns_body(model, &l_vv),
     );
     let name = &model.name;
-    let vec = quote!(#p::SVector<T, #dl>);
     quote! {
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #p::PointKernels<T, #dl> for #name<T> {
             const PATTERNS: ::core::option::Option<#p::KernelPatterns> =
-                ::core::option::Option::Some(#p::KernelPatterns { l_qq: #qq, l_qv: #qv, l_vv: #vv });
+                ::core::option::Option::Some(#p::KernelPatterns {
+                    l_qq: #qq, l_qv: #qv, l_vv: #vv, f_q: #f_q_pattern, f_v: #f_v_pattern,
+                });
+            #forced
 
             #[inline]
             fn l_q(&self, q: &#vec, v: &#vec) -> #vec {

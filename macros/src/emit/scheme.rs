@@ -444,31 +444,35 @@ pub(crate) fn step_impl(
                 #new_workspace
             }
 
+            fn time(state: &Self::State) -> T {
+                #p::NodeValues::time(state)
+            }
+
             #[inline]
             fn step<K: #p::Storage>(
                 &self,
                 scheme: &#marker,
-                h: T,
+                context: #p::StepContext<'_, T>,
                 state: &Self::State,
                 workspace: &mut Self::Workspace<K>,
                 options: &#p::StepOptions<T>,
             ) -> ::core::result::Result<(Self::State, #p::StepReport<T>), #p::SolveError<T>> {
                 let parameters = <Self as #p::Model<T, #dl, #ml>>::check_parameters(self);
-                #p::check_step(parameters, h, state, &options.newton)?;
-                #family::step(self, scheme, h, state, workspace, options)
+                #p::check_step(parameters, context, state, &options.newton)?;
+                #family::step(self, scheme, context, state, workspace, options)
             }
 
             fn equations<K: #p::Storage>(
                 &self,
                 scheme: &#marker,
-                h: T,
+                context: #p::StepContext<'_, T>,
                 state: &Self::State,
                 workspace: &mut Self::Workspace<K>,
                 x: &[T],
                 r: &mut [T],
                 jac: &mut [T],
             ) -> ::core::result::Result<(), #p::WrongLength> {
-                #family::equations(self, scheme, h, state, workspace, x, r, jac)
+                #family::equations(self, scheme, context, state, workspace, x, r, jac)
             }
         }
     }

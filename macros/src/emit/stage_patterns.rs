@@ -47,20 +47,27 @@ fn gradient_pattern(model: &mut Model, rows: &[Id], wrt: &[VarId]) -> Pattern {
     pattern
 }
 
-/// The point kernels' patterns: `D₁₁L`, `D₁₂L`, `D₂₂L`.
+/// The point kernels' patterns: `D₁₁L`, `D₁₂L`, `D₂₂L`, and the forces' `F_q`, `F_v`
+/// (empty without a `forces` block), which the assemblies add where `D₁₁L` (or
+/// `K_qq`) and `D₁₂L` enter through a stage force `Wʲ`.
 struct PointPatterns {
     l_qq: Pattern,
     l_qv: Pattern,
     l_vv: Pattern,
+    f_q: Pattern,
+    f_v: Pattern,
 }
 
 impl PointPatterns {
     fn new(model: &mut Model, quantities: &Quantities) -> Self {
         let (q, v) = (model.q.clone(), model.v.clone());
+        let forces = model.forces.clone().unwrap_or_default();
         Self {
             l_qq: gradient_pattern(model, &quantities.dl_dq, &q),
             l_qv: gradient_pattern(model, &quantities.dl_dq, &v),
             l_vv: gradient_pattern(model, &quantities.dl_dv, &v),
+            f_q: gradient_pattern(model, &forces, &q),
+            f_v: gradient_pattern(model, &forces, &v),
         }
     }
 }
@@ -104,7 +111,7 @@ impl LobattoZeros {
 /// `(i, l)` of `D × D` holds
 ///
 /// ```text
-/// h aᵢₗ D₂₁L + δᵢₗ D₂₂L − h âᵢₗ D₁₂L − h² Σⱼ âᵢⱼ aⱼₗ D₁₁L,   D₂₁L = D₁₂Lᵀ.
+/// h aᵢₗ D₂₁L + δᵢₗ D₂₂L − h âᵢₗ (D₁₂L + F_v) − h² Σⱼ âᵢⱼ aⱼₗ (D₁₁L + F_q),   D₂₁L = D₁₂Lᵀ.
 /// ```
 pub fn unconstrained(model: &mut Model, quantities: &Quantities, stages: usize) -> Pattern {
     let d = model.dim();
@@ -120,12 +127,14 @@ pub fn unconstrained(model: &mut Model, quantities: &Quantities, stages: usize) 
             }
             if tab.a_hat(i, l) {
                 placed.add(at, &k.l_qv);
+                placed.add(at, &k.f_v);
             }
             if i == l {
                 placed.add(at, &k.l_vv);
             }
             if (0..stages).any(|j| tab.a_hat(i, j) && tab.a(j, l)) {
                 placed.add(at, &k.l_qq);
+                placed.add(at, &k.f_q);
             }
         }
     }
@@ -190,8 +199,8 @@ pub fn holonomic(model: &mut Model, quantities: &Quantities, stages: usize) -> P
             placed.add((stage(j), stage(l)), &l_vq);
         }
         placed.add((stage(j), stage(j)), &k.l_vv);
-        // The rows Wʲ enters (Rᵢ by âᵢⱼ, Lg by b̂ⱼ): K_qq(j) on Vˡ by aⱼₗ, D₁₂L(j) on
-        // Vʲ, Gⱼᵀ on Λʲ.
+        // The rows Wʲ enters (Rᵢ by âᵢⱼ, Lg by b̂ⱼ): K_qq(j) + F_q(j) on Vˡ by aⱼₗ,
+        // D₁₂L(j) + F_v(j) on Vʲ, Gⱼᵀ on Λʲ.
         let rows = (0..s)
             .filter(|&i| tab.a_hat(i, j))
             .map(stage)
@@ -199,8 +208,10 @@ pub fn holonomic(model: &mut Model, quantities: &Quantities, stages: usize) -> P
         for row in rows {
             for l in (0..s).filter(|&l| tab.a(j, l)) {
                 placed.add((row, stage(l)), &k_qq);
+                placed.add((row, stage(l)), &k.f_q);
             }
             placed.add((row, stage(j)), &k.l_qv);
+            placed.add((row, stage(j)), &k.f_v);
             placed.add((row, multiplier(j)), &g_t);
         }
         // Cⱼ = Φ(Qʲ), j ≥ 1: Gⱼ on Vˡ by aⱼₗ.
@@ -264,8 +275,8 @@ pub fn nonholonomic(
             placed.add((stage(j), stage(l)), &l_vq);
         }
         placed.add((stage(j), stage(j)), &point.l_vv);
-        // The rows Wʲ enters (Rᵢ by âᵢⱼ, Lᵢ by aᵢⱼ): K_qq(j) on Vˡ by aⱼₗ, D₁₂L(j) on
-        // Vʲ, A(Qʲ)ᵀ on Λʲ.
+        // The rows Wʲ enters (Rᵢ by âᵢⱼ, Lᵢ by aᵢⱼ): K_qq(j) + F_q(j) on Vˡ by aⱼₗ,
+        // D₁₂L(j) + F_v(j) on Vʲ, A(Qʲ)ᵀ on Λʲ.
         let rows = (0..s)
             .filter(|&i| tab.a_hat(i, j))
             .map(stage)
@@ -273,8 +284,10 @@ pub fn nonholonomic(
         for row in rows {
             for l in (0..s).filter(|&l| tab.a(j, l)) {
                 placed.add((row, stage(l)), &k_qq);
+                placed.add((row, stage(l)), &point.f_q);
             }
             placed.add((row, stage(j)), &point.l_qv);
+            placed.add((row, stage(j)), &point.f_v);
             placed.add((row, multiplier(j)), &a_t);
         }
         // Cⱼ: the identity on Λ¹; after, ∂(A vʲ)/∂q on Vˡ by aⱼₗ and A on vʲ.

@@ -639,15 +639,19 @@ macro_rules! with_catalogue {
             /// ```text
             /// q¹ = q⁰ + h Σⱼ bⱼ Vʲ,            p¹ = p⁰ + h Σᵢ b̂ᵢ Wⁱ
             /// Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ,           Pⁱ = p⁰ + h Σⱼ âᵢⱼ Wʲ
-            /// Wⁱ = D₁L(Qⁱ, Vⁱ),                Pⁱ = D₂L(Qⁱ, Vⁱ)
+            /// Wⁱ = D₁L(Qⁱ, Vⁱ) + F(Qⁱ, Vⁱ, t⁰ + cᵢ h),   Pⁱ = D₂L(Qⁱ, Vⁱ)
             /// ```
             ///
             /// Unknowns: the stage velocities `V¹ … Vˢ` (`S·d`); the residual is
-            /// `Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ D₁L(Qʲ, Vʲ)`. The step is assembled at run time from
-            /// the model's point kernels with its exact block Jacobian, for any `S ≥ 2`.
+            /// `Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ`. The generalized forces `F` of a `forces` block
+            /// enter every `Wⁱ` at the stage's time (`cᵢ = Σⱼ aᵢⱼ`, the Lobatto IIIA nodes): the
+            /// discrete Lagrange–d'Alembert principle (spec `next_packages.md` §D.2); without
+            /// forces `F = 0`. The step is assembled at run time from the model's point kernels with
+            /// its exact block Jacobian (with `∂F/∂q`, `∂F/∂v`), for any `S ≥ 2`.
             ///
-            /// Properties: order `2S − 2` in `q` and `p`; symplectic; conserves the momentum maps of
-            /// the Lagrangian's symmetries; at `S = 2` it is the Störmer–Verlet method.
+            /// Properties: order `2S − 2` in `q` and `p` (also with smooth forces); symplectic and
+            /// conserving the momentum maps of the Lagrangian's symmetries without forces; at
+            /// `S = 2` it is the Störmer–Verlet method.
             LobattoIIIAIIIB<S in 2..=10> {
                 marker: unit,
                 label: "Lobatto IIIA-IIIB",
@@ -658,7 +662,7 @@ macro_rules! with_catalogue {
                 order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: None },
                 energy: Oscillates,
                 symplectic: true,
-                requires: { mass: Regular, constraints: Unconstrained, model: Any, forces: false },
+                requires: { mass: Regular, constraints: Unconstrained, model: Any, forces: true },
                 constraints_at_nodes: false,
                 note: "`s = 2` is Störmer–Verlet; momentum maps of the Lagrangian's symmetries conserved",
             }
@@ -671,9 +675,12 @@ macro_rules! with_catalogue {
             /// ```text
             /// q¹ = q⁰ + h Σⱼ bⱼ Vʲ,            p¹ = p⁰ + h Σⱼ b̂ⱼ Wʲ
             /// Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ,           Pⁱ = p⁰ + h Σⱼ âᵢⱼ Wʲ
-            /// Wⁱ = D₁L(Qⁱ, Vⁱ) + DΦ(Qⁱ)ᵀ Λⁱ,   Pⁱ = D₂L(Qⁱ, Vⁱ)
+            /// Wⁱ = D₁L(Qⁱ, Vⁱ) + F(Qⁱ, Vⁱ, t⁰ + cᵢ h) + DΦ(Qⁱ)ᵀ Λⁱ,   Pⁱ = D₂L(Qⁱ, Vⁱ)
             /// 0 = Φ(Qⁱ) (i = 2 … s),           0 = DΦ(q¹) v¹,   D₂L(q¹, v¹) = p¹
             /// ```
+            ///
+            /// `F` are the generalized forces of a `forces` block at the stage's time (`cᵢ`, the
+            /// Lobatto IIIA nodes; spec `next_packages.md` §D.2), zero without one.
             ///
             /// Unknowns: the stage velocities `V¹ … Vˢ`, every stage multiplier `Λ¹ … Λˢ` and the
             /// new node's velocity `v¹` (`S·d + S·m + d`); the constraint is imposed at stages
@@ -693,7 +700,7 @@ macro_rules! with_catalogue {
                 order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: None },
                 energy: Oscillates,
                 symplectic: true,
-                requires: { mass: Regular, constraints: Holonomic, model: Any, forces: false },
+                requires: { mass: Regular, constraints: Holonomic, model: Any, forces: true },
                 constraints_at_nodes: true,
                 note: "`g = 0` and `G v = 0` at nodes; `s = 2` is RATTLE for any regular Lagrangian",
             }
@@ -706,9 +713,12 @@ macro_rules! with_catalogue {
             /// ```text
             /// qₖ₊₁ = qₖ + h Σⱼ bⱼ Vʲ,              pₖ₊₁ = pₖ + h Σⱼ b̂ⱼ Wʲ
             /// Qⁱ = qₖ + h Σⱼ aᵢⱼ Vʲ,               D₂L(Qⁱ, Vⁱ) = pₖ + h Σⱼ âᵢⱼ Wʲ
-            /// Wⁱ = D₁L(Qⁱ, Vⁱ) + A(Qⁱ)ᵀ Λⁱ,        pⁱ = pₖ + h Σⱼ aᵢⱼ Wʲ = D₂L(Qⁱ, vⁱ)
+            /// Wⁱ = D₁L(Qⁱ, Vⁱ) + F(Qⁱ, Vⁱ, tₖ + cᵢ h) + A(Qⁱ)ᵀ Λⁱ,   pⁱ = pₖ + h Σⱼ aᵢⱼ Wʲ = D₂L(Qⁱ, vⁱ)
             /// A(Qⁱ) vⁱ = 0 (i = 2 … s),           Λ¹ = λₖ,  λₖ₊₁ = Λˢ,  vₖ₊₁ = vˢ
             /// ```
+            ///
+            /// `F` are the generalized forces of a `forces` block at the stage's time (`cᵢ`, the
+            /// Lobatto IIIA nodes; spec `next_packages.md` §D.2), zero without one.
             ///
             /// Unknowns: the stage velocities `V¹ … Vˢ`, the multipliers `Λ¹ … Λˢ` and the
             /// velocities `v¹ … vˢ` paired with the IIIA momenta (`Λ¹` and `v¹` with trivial
@@ -735,7 +745,7 @@ macro_rules! with_catalogue {
                 order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: Some(S - S % 2) },
                 energy: Oscillates,
                 symplectic: false,
-                requires: { mass: Regular, constraints: Nonholonomic, model: Any, forces: false },
+                requires: { mass: Regular, constraints: Nonholonomic, model: Any, forces: true },
                 constraints_at_nodes: false,
                 note: "`A(q) v = 0` at nodes and stages (holonomic `g` at velocity level: `G v = 0`, `g` to the order); the state carries `λ` (from the continuous equations at the start)",
             }

@@ -158,6 +158,8 @@ pub(crate) struct Stage<'a, T, const D: usize, const M: usize, const S: usize> {
     pub vv: Kernel<'a, T, D, D>,
     /// The first column of `Λʲ` and the constraint matrix `R(Qʲ)`, if `Wʲ` has them.
     pub multiplier: Option<(usize, Kernel<'a, T, M, D>)>,
+    /// `∂F/∂q` and `∂F/∂v` at `(Qʲ, Vʲ, t⁰ + cⱼ h)`, if the model has forces.
+    pub forcing: Option<[Kernel<'a, T, D, D>; 2]>,
 }
 
 impl<T: Real, const D: usize, const M: usize, const S: usize> Stage<'_, T, D, M, S> {
@@ -169,7 +171,9 @@ impl<T: Real, const D: usize, const M: usize, const S: usize> Stage<'_, T, D, M,
 
     /// Row block `row`, which `Wʲ` enters with the weight `g` (`−h g Wʲ`): `−h g (h aⱼₗ
     /// K_qq(j) + δⱼₗ D₁₂L(j))` on `Vˡ` and `−h g R(Qʲ)ᵀ` on `Λʲ`; nothing where `g` is a
-    /// structural zero of the tableau.
+    /// structural zero of the tableau. With forces, `Wʲ` has `F(Qʲ, Vʲ, t⁰ + cⱼ h)`, and
+    /// `K_qq(j) + F_q(j)`, `D₁₂L(j) + F_v(j)` take those places (each added over its own
+    /// pattern).
     #[inline(always)]
     pub fn force<const N: usize>(&self, out: &mut Assembly<'_, T, N>, row: usize, g: f64) {
         if g == 0.0 {
@@ -180,8 +184,14 @@ impl<T: Real, const D: usize, const M: usize, const S: usize> Stage<'_, T, D, M,
         for (l, a_jl) in nonzero(self.a_j) {
             let f = g * h * c(a_jl);
             out.add((row, l * D), f, self.qq, false);
+            if let Some([f_q, _]) = self.forcing {
+                out.add((row, l * D), f, f_q, false);
+            }
         }
         out.add((row, self.j * D), g, self.qv, false);
+        if let Some([_, f_v]) = self.forcing {
+            out.add((row, self.j * D), g, f_v, false);
+        }
         if let Some((column, r)) = self.multiplier {
             out.add((row, column), g, r, true);
         }

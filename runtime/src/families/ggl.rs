@@ -8,7 +8,7 @@ use crate::model::{Model, Real};
 use crate::solve::sparse::{self, NeedsPivoting, Plan};
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
 use crate::state::GglState;
-use crate::step::{Block, Guess, StepOptions, WrongLength};
+use crate::step::{Block, Guess, StepContext, StepOptions, WrongLength};
 use core::borrow::BorrowMut;
 
 /// The discrete equations of scheme `S` for one step of a model, with `N` unknowns:
@@ -154,7 +154,7 @@ where
 pub fn step<T, Mdl, S, K, const D: usize, const M: usize, const N: usize>(
     model: &Mdl,
     scheme: &S,
-    h: T,
+    context: StepContext<'_, T>,
     state: &GglState<T, D, M>,
     ws: &mut Workspace<T, N, K>,
     options: &StepOptions<T>,
@@ -164,6 +164,13 @@ where
     Mdl: DiscreteSystem<T, S, D, M, N>,
     K: Storage,
 {
+    let h = context.h;
+    // The generated equations read the start time from the known state: the
+    // context's (the same, from the integrator).
+    let state = &GglState {
+        t: context.t,
+        ..*state
+    };
     ws.x = model.initial_guess(scheme, h, state, options.guess);
     let mut system = AtState {
         model,
@@ -181,7 +188,7 @@ where
 pub fn equations<T, Mdl, S, K, const D: usize, const M: usize, const N: usize>(
     model: &Mdl,
     scheme: &S,
-    h: T,
+    context: StepContext<'_, T>,
     state: &GglState<T, D, M>,
     ws: &mut Workspace<T, N, K>,
     x: &[T],
@@ -194,6 +201,11 @@ where
     K: Storage,
 {
     WrongLength::check(N, x, r, jac)?;
+    let h = context.h;
+    let state = &GglState {
+        t: context.t,
+        ..*state
+    };
     ws.x.as_mut_slice().copy_from_slice(x);
     // The writer skips structural zeros: clear them for a caller that reads them all.
     crate::__private::zero_matrix(ws.jac.borrow_mut());

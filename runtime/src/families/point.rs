@@ -10,16 +10,20 @@ use core::marker::PhantomData;
 use nalgebra::SVector;
 
 use super::blocks::{Kernel, Stage};
+use super::stages::Known;
 use crate::kernels::{ConstraintPatterns, HolonomicKernels, NonholonomicKernels, PointKernels};
 use crate::model::Real;
 use crate::solve::Storage;
 
-/// `D₁₁L` (or `K_qq`), `D₁₂L` and `D₂₂L` at one point, every matrix in storage `K`.
+/// `D₁₁L` (or `K_qq`), `D₁₂L` and `D₂₂L` at one point, and the forces' `F_q` and
+/// `F_v` there (read only for a model with forces), every matrix in storage `K`.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Hessians<T: Real, const D: usize, K: Storage> {
     qq: K::Matrix<T, D>,
     qv: K::Matrix<T, D>,
     vv: K::Matrix<T, D>,
+    f_q: K::Matrix<T, D>,
+    f_v: K::Matrix<T, D>,
 }
 
 impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
@@ -28,7 +32,34 @@ impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
             qq: K::zeros(),
             qv: K::zeros(),
             vv: K::zeros(),
+            f_q: K::zeros(),
+            f_v: K::zeros(),
         }
+    }
+
+    /// `F_q` and `F_v` at `(q, v, t)`, for a model with forces (nothing without).
+    pub fn evaluate_forces<Mdl: PointKernels<T, D>>(
+        &mut self,
+        model: &Mdl,
+        t: T,
+        (q, v): (&SVector<T, D>, &SVector<T, D>),
+    ) {
+        if Mdl::FORCED {
+            model.f_q(t, q, v, self.f_q.borrow_mut());
+            model.f_v(t, q, v, self.f_v.borrow_mut());
+        }
+    }
+
+    /// `F_q` and `F_v` as kernels over their patterns, for a model with forces; `None`
+    /// without, so that an assembly visits nothing more.
+    pub fn forcing<Mdl: PointKernels<T, D>>(&self) -> Option<[Kernel<'_, T, D, D>; 2]> {
+        let point = Mdl::PATTERNS;
+        Mdl::FORCED.then(|| {
+            [
+                Kernel::new(self.f_q.borrow(), point.map(|p| p.f_q)),
+                Kernel::new(self.f_v.borrow(), point.map(|p| p.f_v)),
+            ]
+        })
     }
 
     /// `D₁₂L` and `D₂₂L` at `(q, v)`, and first `D₁₁L` if `qq` (a constrained family
@@ -138,19 +169,20 @@ impl<T: Real, const D: usize, const M: usize, K: Storage, C> Constrained<T, D, M
         }
     }
 
-    /// `Wʲ = D₁L(Qʲ, Vʲ) + R(Qʲ)ᵀ Λʲ` for every stage, `R(Qʲ)` evaluated into the
-    /// buffer.
-    pub fn forces<Mdl, const S: usize>(
+    /// `Wʲ = D₁L(Qʲ, Vʲ) [+ F(Qʲ, Vʲ, t⁰ + cⱼ h)] + R(Qʲ)ᵀ Λʲ` for every stage, `R(Qʲ)`
+    /// evaluated into the buffer.
+    pub fn forces<Mdl, X, const S: usize>(
         &mut self,
-        model: &Mdl,
+        known: &Known<'_, T, Mdl, X, S, D>,
         (q, v, lambda): StageValues<'_, T, S, D, M>,
     ) -> [SVector<T, D>; S]
     where
         Mdl: PointKernels<T, D>,
         C: ConstraintMatrix<T, Mdl, D, M>,
     {
+        let model = known.model;
         core::array::from_fn(|j| {
-            let mut w = model.l_q(&q[j], &v[j]);
+            let mut w = known.lagrangian_force(j, &q[j], &v[j]);
             C::matrix(model, &q[j], &mut self.matrix);
             for (k, column) in self.matrix.iter().enumerate() {
                 for (a, &r) in column.iter().enumerate() {
@@ -161,12 +193,14 @@ impl<T: Real, const D: usize, const M: usize, K: Storage, C> Constrained<T, D, M
         })
     }
 
-    /// Stage `j`'s kernels at `(Qʲ, Vʲ, Λʲ)` (evaluated only if `evaluate`: the pass
-    /// that zeroes the plan's entries reads none), `Λʲ`'s first column `multiplier`.
+    /// Stage `j`'s kernels at `(Qʲ, Vʲ, Λʲ)` and its time `t` (evaluated only if
+    /// `evaluate`: the pass that zeroes the plan's entries reads none), `Λʲ`'s first
+    /// column `multiplier`.
+    #[allow(clippy::too_many_arguments)]
     pub fn stage<'s, Mdl, const S: usize>(
         &'s mut self,
         model: &Mdl,
-        (j, a_j, h): (usize, &'s [f64; S], T),
+        (j, a_j, h, t): (usize, &'s [f64; S], T, T),
         (q, v, lambda): (&SVector<T, D>, &SVector<T, D>, &SVector<T, M>),
         multiplier: usize,
         evaluate: bool,
@@ -186,6 +220,7 @@ impl<T: Real, const D: usize, const M: usize, K: Storage, C> Constrained<T, D, M
                 }
             }
             self.hessians.evaluate(model, (q, v), false);
+            self.hessians.evaluate_forces(model, t, (q, v));
             C::matrix(model, q, &mut self.matrix);
         }
         let patterns = C::patterns();
@@ -199,6 +234,7 @@ impl<T: Real, const D: usize, const M: usize, K: Storage, C> Constrained<T, D, M
             qv,
             vv,
             multiplier: Some((multiplier, r)),
+            forcing: self.hessians.forcing::<Mdl>(),
         }
     }
 }

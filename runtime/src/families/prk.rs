@@ -7,14 +7,20 @@
 //! Unconstrained scheme S1 (eq. (9)), unknowns `X = (V¹, …, Vˢ)` (`N = S·D`):
 //!
 //! ```text
-//! Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ,   Wⁱ = D₁L(Qⁱ, Vⁱ),   Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ
+//! Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ,   Wⁱ = D₁L(Qⁱ, Vⁱ) + F(Qⁱ, Vⁱ, t⁰ + cᵢ h),
+//! Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ
 //! q¹ = q⁰ + h Σⱼ bⱼ Vʲ,    p¹ = p⁰ + h Σᵢ b̂ᵢ Wⁱ
 //! ```
 //!
-//! and its exact block Jacobian (spec 002 S1):
+//! with the generalized forces `F` of a `forces` block at the stage times (`cᵢ`, the
+//! Lobatto IIIA nodes): the discrete Lagrange–d'Alembert principle (spec
+//! `next_packages.md` §D.2), of order `2s − 2` for smooth `F`; `F = 0` without forces, and
+//! then nothing of it is evaluated ([`PointKernels::FORCED`]). Its exact block Jacobian
+//! (spec 002 S1):
 //!
 //! ```text
-//! ∂Rᵢ/∂Vˡ = h aᵢₗ D₂₁L(i) + δᵢₗ D₂₂L(i) − h Σⱼ âᵢⱼ (h aⱼₗ D₁₁L(j) + δⱼₗ D₁₂L(j))
+//! ∂Rᵢ/∂Vˡ = h aᵢₗ D₂₁L(i) + δᵢₗ D₂₂L(i)
+//!           − h Σⱼ âᵢⱼ (h aⱼₗ (D₁₁L(j) + F_q(j)) + δⱼₗ (D₁₂L(j) + F_v(j)))
 //! ```
 //!
 //! assembled stage by stage: the kernels of stage `j` are evaluated once, into three
@@ -105,7 +111,8 @@ where
     ) {
         let model = known.model;
         let (q, v) = stages(known, x);
-        let w: [SVector<T, D>; S] = core::array::from_fn(|j| model.l_q(&q[j], &v[j]));
+        let w: [SVector<T, D>; S] =
+            core::array::from_fn(|j| known.lagrangian_force(j, &q[j], &v[j]));
         for i in 0..S {
             let ri = known.legendre_minus_forces(model.l_v(&q[i], &v[i]), &w, i);
             set_block(r, i * D, &ri);
@@ -127,6 +134,8 @@ where
         for j in 0..S {
             if out.adds() {
                 self.hessians.evaluate(model, (&q[j], &v[j]), true);
+                let t = known.stage_time(j);
+                self.hessians.evaluate_forces(model, t, (&q[j], &v[j]));
             }
             let [qq, qv, vv] = self.hessians.kernels::<Mdl>(p_qq);
             let a_j = &tab.a[j];
@@ -138,6 +147,7 @@ where
                 qv,
                 vv,
                 multiplier: None,
+                forcing: self.hessians.forcing::<Mdl>(),
             };
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
             stage.legendre(&mut out, j * D);
@@ -154,14 +164,18 @@ where
         known: &Known<'_, T, Mdl, (), S, D>,
         x: &SVector<T, N>,
     ) -> PhaseState<T, D> {
-        let (model, h, tableau) = (known.model, known.h, known.tableau);
+        let (h, tableau) = (known.h, known.tableau);
         let (q, v) = stages(known, x);
         let (mut q1, mut p1) = (*known.q0, *known.p0);
         for j in 0..S {
             let b: T = nalgebra::convert(tableau.b[j]);
             let b_hat: T = nalgebra::convert(tableau.b_hat[j]);
             q1.axpy(h * b, &v[j], T::one());
-            p1.axpy(h * b_hat, &model.l_q(&q[j], &v[j]), T::one());
+            p1.axpy(
+                h * b_hat,
+                &known.lagrangian_force(j, &q[j], &v[j]),
+                T::one(),
+            );
         }
         PhaseState {
             t: known.t0 + h,

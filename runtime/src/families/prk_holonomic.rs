@@ -4,7 +4,10 @@
 //! [`PointKernels`] and [`HolonomicKernels`] for any number of stages `S`.
 //!
 //! Unknowns `X = (V¹ … Vˢ, Λ¹ … Λˢ, v¹)`, `N = S·D + S·M + D`; with
-//! `Wʲ = D₁L(Qʲ, Vʲ) + DΦ(Qʲ)ᵀ Λʲ` (13c) the equations are
+//! `Wʲ = D₁L(Qʲ, Vʲ) + DΦ(Qʲ)ᵀ Λʲ` (13c), plus the generalized forces
+//! `F(Qʲ, Vʲ, t⁰ + cⱼ h)` of a `forces` block (the discrete Lagrange–d'Alembert
+//! principle, spec `next_packages.md` §D.2; their `F_q` joins `K_qq` and their `F_v`
+//! joins `D₁₂L` wherever `Wʲ` enters the Jacobian below), the equations are
 //!
 //! ```text
 //! Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ     i = 1 … s     (13b, 13c)
@@ -168,7 +171,7 @@ where
         type L<const S: usize, const D: usize, const M: usize> = Layout<S, D, M>;
         let model = known.model;
         let it = Iterate::<T, S, D, M>::new(known, x);
-        let w = self.point.forces(model, it.stages());
+        let w = self.point.forces(known, it.stages());
         for i in 0..S {
             // Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ
             let ri = known.legendre_minus_forces(model.l_v(&it.q[i], &it.v[i]), &w, i);
@@ -210,9 +213,10 @@ where
         for j in 0..S {
             let at = (&it.q[j], &it.v[j], &it.lambda[j]);
             let lambda_j = L::<S, D, M>::multiplier(j);
+            let t = known.stage_time(j);
             let stage = self
                 .point
-                .stage(model, (j, &tab.a[j], h), at, lambda_j, evaluate);
+                .stage(model, (j, &tab.a[j], h, t), at, lambda_j, evaluate);
             // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
             stage.legendre(&mut out, j * D);
             // The rows Wʲ enters, `Rᵢ` with `âᵢⱼ` and `Lg` with `b̂ⱼ`, weight g:
@@ -258,7 +262,7 @@ where
         x: &SVector<T, N>,
     ) -> PhaseState<T, D> {
         let it = Iterate::<T, S, D, M>::new(known, x);
-        let w = self.point.forces(known.model, it.stages());
+        let w = self.point.forces(known, it.stages());
         PhaseState {
             t: known.t0 + known.h,
             q: it.q1,

@@ -5,7 +5,9 @@
 //! in the velocity form for any regular Lagrangian.
 //!
 //! Unknowns `X = (V¹ … Vˢ, Λ¹ … Λˢ, v¹ … vˢ)`, `N = S (2D + K)`; with
-//! `Wʲ = D₁L(Qʲ, Vʲ) + A(Qʲ)ᵀ Λʲ` (14c), `Qⁱ = qₖ + h Σⱼ aᵢⱼ Vʲ` and
+//! `Wʲ = D₁L(Qʲ, Vʲ) + A(Qʲ)ᵀ Λʲ` (14c), plus the generalized forces
+//! `F(Qʲ, Vʲ, tₖ + cⱼ h)` of a `forces` block (spec `next_packages.md` §D.2; `F_q` joins
+//! `K_qq` and `F_v` joins `D₁₂L` in `∂Wʲ/∂Vˡ` below), `Qⁱ = qₖ + h Σⱼ aᵢⱼ Vʲ` and
 //! `pⁱ = pₖ + h Σⱼ aᵢⱼ Wʲ` (14d, the IIIA coefficients) the equations are, block by block
 //! in the order of the unknowns,
 //!
@@ -101,7 +103,7 @@ where
     fn extra(&self, model: &Mdl) -> Result<SVector<T, K>, SolveError<T>> {
         match self.lambda {
             Some(lambda) => Ok(lambda),
-            None => multiplier(model, &self.q, &self.v),
+            None => multiplier(model, self.t, &self.q, &self.v),
         }
     }
     fn extra_for_equations(&self, model: &Mdl) -> SVector<T, K> {
@@ -148,16 +150,16 @@ impl<T: Real, const S: usize, const D: usize, const K: usize> Iterate<T, S, D, K
         }
     }
 
-    /// `Wʲ = D₁L(Qʲ, Vʲ) + A(Qʲ)ᵀ Λʲ` (14c) of every stage.
+    /// `Wʲ = D₁L(Qʲ, Vʲ) [+ F(Qʲ, Vʲ, t⁰ + cⱼ h)] + A(Qʲ)ᵀ Λʲ` (14c) of every stage.
     fn forces<Mdl, Z: Storage>(
         &self,
-        model: &Mdl,
+        node: &Node<'_, T, Mdl, S, D, K>,
         point: &mut Constrained<T, D, K, Z, Nonholonomic>,
     ) -> [SVector<T, D>; S]
     where
         Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
     {
-        point.forces(model, (&self.q, &self.v_stage, &self.lambda))
+        point.forces(node, (&self.q, &self.v_stage, &self.lambda))
     }
 }
 
@@ -193,7 +195,7 @@ where
         type L<const S: usize, const D: usize, const K: usize> = Layout<S, D, K>;
         let (model, tab) = (node.model, node.tableau);
         let it = Iterate::<T, S, D, K>::new(node, x);
-        let w = it.forces(model, &mut self.point);
+        let w = it.forces(node, &mut self.point);
         for i in 0..S {
             let qi = &it.q[i];
             // Rᵢ = D₂L(Qⁱ, Vⁱ) − (pₖ + h Σⱼ âᵢⱼ Wʲ)
@@ -239,7 +241,8 @@ where
             let qj = &it.q[j];
             let (crow, vcol) = (L::<S, D, K>::multiplier(j), L::<S, D, K>::velocity(j));
             let at = (qj, &it.v_stage[j], &it.lambda[j]);
-            let stage = point.stage(model, (j, &tab.a[j], h), at, crow, evaluate);
+            let t = node.stage_time(j);
+            let stage = point.stage(model, (j, &tab.a[j], h, t), at, crow, evaluate);
             // Row block Rⱼ: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j).
             stage.legendre(&mut out, j * D);
             // The rows Wʲ enters, `Rᵢ` with `âᵢⱼ` and `Lᵢ` with `aᵢⱼ`, weight g:
@@ -280,7 +283,7 @@ where
     ) -> NonholonomicState<T, D, K> {
         let tab = node.tableau;
         let it = Iterate::<T, S, D, K>::new(node, x);
-        let w = it.forces(node.model, &mut self.point);
+        let w = it.forces(node, &mut self.point);
         NonholonomicState {
             t: node.t0 + node.h,
             q: node.combine(node.q0, &it.v_stage, &tab.b),

@@ -12,14 +12,18 @@ use crate::solve::lu::Lu;
 /// `λ` of the continuous nonholonomic equations at `(q, v)`:
 ///
 /// ```text
-/// d/dt D₂L(q, v) = D₁L(q, v) + A(q)ᵀ λ,      A(q) v = 0
+/// d/dt D₂L(q, v) = D₁L(q, v) + F(q, v, t) + A(q)ᵀ λ,      A(q) v = 0
 /// ```
 ///
-/// differentiated once in time: with `M = D₂₂L`, `f = D₁L − (∂D₂L/∂q) v`,
+/// differentiated once in time: with `M = D₂₂L`, `f = D₁L + F − (∂D₂L/∂q) v`,
 ///
 /// ```text
 /// (A M⁻¹ Aᵀ) λ = −(∂(A v)/∂q) v − A M⁻¹ f
 /// ```
+///
+/// The forces `F` of a model with a `forces` block are taken at `t = 0`, the time of
+/// the states [`NonholonomicState::consistent`](crate::NonholonomicState::consistent)
+/// makes (a step from a state without `λ` takes them at the state's time).
 ///
 /// [`InitError::SingularConstraints`] if `M` or `A M⁻¹ Aᵀ` is singular (redundant
 /// constraints, or a singular mass matrix).
@@ -32,12 +36,13 @@ where
     T: Real,
     Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
 {
-    multiplier(model, q, v).map_err(|_| InitError::SingularConstraints)
+    multiplier(model, T::zero(), q, v).map_err(|_| InitError::SingularConstraints)
 }
 
-/// [`nonholonomic_multiplier`] with the factorisation's error.
+/// [`nonholonomic_multiplier`] at time `t`, with the factorisation's error.
 pub(crate) fn multiplier<T, Mdl, const D: usize, const K: usize>(
     model: &Mdl,
+    t: T,
     q: &SVector<T, D>,
     v: &SVector<T, D>,
 ) -> Result<SVector<T, K>, SolveError<T>>
@@ -51,6 +56,9 @@ where
     // f = D₁L − (∂D₂L/∂q) v; `l_qv` holds ∂²L/∂qᵣ∂v꜀ at [c][r], so (∂D₂L/∂q)ᵢⱼ is [i][j].
     model.l_qv(q, v, &mut square);
     let mut f = model.l_q(q, v);
+    if Mdl::FORCED {
+        f += model.f(t, q, v);
+    }
     for (i, column) in square.iter().enumerate() {
         for (j, &e) in column.iter().enumerate() {
             f[i] -= e * v[j];

@@ -103,7 +103,8 @@ impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
                 v -= w * y;
             }
         }
-        let lambda = multiplier(model, &q, &v).map_err(|_| InitError::SingularConstraints)?;
+        let lambda =
+            multiplier(model, T::zero(), &q, &v).map_err(|_| InitError::SingularConstraints)?;
         Ok(Self {
             t: T::zero(),
             q,

@@ -1,5 +1,5 @@
-// Only the schemes whose equations have a force term take a forced model; time appears
-// in forces only.
+// Only the schemes whose equations have a force term take a forced model (the stage
+// families do: `LobattoIIIAIIIB(2)` is accepted); time appears in forces only.
 livens::model! {
     pub struct Damped {
         params { m = 1.0, c = 0.1, w = 2.0 }

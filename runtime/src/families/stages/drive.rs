@@ -11,7 +11,7 @@ use crate::error::SolveError;
 use crate::model::Real;
 use crate::solve::{self, NewtonSystem, StepReport, Storage};
 use crate::state::NodeValues;
-use crate::step::{StepOptions, WrongLength};
+use crate::step::{StepContext, StepOptions, WrongLength};
 
 /// One step of the family `F`: Newton from [`StageEquations::guess`], then
 /// [`StageEquations::next_state`] from the solution. `state` is only read, so a failed
@@ -19,7 +19,7 @@ use crate::step::{StepOptions, WrongLength};
 pub fn step<T, Mdl, F, K, const S: usize, const D: usize, const N: usize, const Q: usize>(
     model: &Mdl,
     _scheme: &F::Scheme,
-    h: T,
+    context: StepContext<'_, T>,
     state: &F::State,
     ws: &mut StageWorkspace<T, F, S, N, K>,
     options: &StepOptions<T>,
@@ -31,7 +31,8 @@ where
 {
     let extra = state.extra(model)?;
     let start = (state.positions(), state.momenta());
-    let (newton, mut system) = ws.split(model, (h, state.time()), start, extra);
+    // The step starts at the context's time (the state's, from the integrator).
+    let (newton, mut system) = ws.split(model, (context.h, context.t), start, extra);
     F::guess(&system.known, state, &mut newton.x);
     let report = solve::solve(newton, &options.newton, &mut system)?;
     let next = system.kernels.next_state(&system.known, &newton.x);
@@ -54,7 +55,7 @@ pub fn equations<
 >(
     model: &Mdl,
     _scheme: &F::Scheme,
-    h: T,
+    context: StepContext<'_, T>,
     state: &F::State,
     ws: &mut StageWorkspace<T, F, S, N, K>,
     x: &[T],
@@ -67,7 +68,7 @@ where
     WrongLength::check(N, x, r, jac)?;
     let extra = state.extra_for_equations(model);
     let start = (state.positions(), state.momenta());
-    let (newton, mut system) = ws.split(model, (h, state.time()), start, extra);
+    let (newton, mut system) = ws.split(model, (context.h, context.t), start, extra);
     newton.x.as_mut_slice().copy_from_slice(x);
     system.residual_and_jacobian(&newton.x, &mut newton.r, newton.jac.borrow_mut());
     super::super::copy_out(newton, r, jac);

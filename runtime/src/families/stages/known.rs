@@ -2,6 +2,7 @@
 //! values), and the stage values every family computes from it the same way.
 use nalgebra::SVector;
 
+use crate::kernels::PointKernels;
 use crate::model::Real;
 use crate::tableaux::PartitionedTableau;
 
@@ -57,6 +58,34 @@ impl<T: Real, Mdl, X, const S: usize, const D: usize, const Q: usize>
             ri.axpy(-self.h * a_hat, wj, T::one());
         }
         ri
+    }
+}
+
+/// The stage forces of the unconstrained Lagrangian, with the model's forces.
+impl<T: Real, Mdl: PointKernels<T, D>, X, const S: usize, const D: usize>
+    Known<'_, T, Mdl, X, S, D>
+{
+    /// The time of stage `j`, `t⁰ + cⱼ h` (`cⱼ = Σₗ aⱼₗ`, the Lobatto IIIA nodes).
+    pub fn stage_time(&self, j: usize) -> T {
+        let c: T = nalgebra::convert(self.tableau.c[j]);
+        self.t0 + c * self.h
+    }
+
+    /// `D₁L(Qʲ, Vʲ) + F(Qʲ, Vʲ, t⁰ + cⱼ h)`: the Lagrangian's force at stage `j` and the
+    /// model's, in the discrete Lagrange–d'Alembert principle (spec `next_packages.md`
+    /// §D.2); `D₁L` alone, and nothing else computed, for a model without forces.
+    pub fn lagrangian_force(
+        &self,
+        j: usize,
+        q: &SVector<T, D>,
+        v: &SVector<T, D>,
+    ) -> SVector<T, D> {
+        let w = self.model.l_q(q, v);
+        if Mdl::FORCED {
+            w + self.model.f(self.stage_time(j), q, v)
+        } else {
+            w
+        }
     }
 }
 
