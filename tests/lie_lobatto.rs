@@ -15,7 +15,7 @@ use livens::families::prk_lie::{self, stage_system, PrkLieWorkspace};
 use livens::prelude::*;
 use livens::solve::Inline;
 use livens::space::{hat, Euclidean, So3, Space};
-use livens::{Configuration, PointKernels, Real, SMatrix, StepOptions};
+use livens::{Configuration, PointKernels, Real, SMatrix, StepContext, StepOptions};
 use num_dual::Dual64;
 use support::circle::Circle;
 
@@ -144,7 +144,8 @@ fn run<const S: usize, const N: usize>(steps: usize) -> (PhaseState<f64, 1, 2>, 
     let mut worst = 0.0_f64;
     for _ in 0..steps {
         let scheme = LobattoIIIAIIIB::<S>;
-        state = prk_lie::step(&model, &scheme, h, &state, &mut ws, &options())
+        let context = StepContext::new(h, state.t);
+        state = prk_lie::step(&model, &scheme, context, &state, &mut ws, &options())
             .expect("converges")
             .0;
         worst = worst.max((state.q.norm() - 1.0).abs());
@@ -283,12 +284,26 @@ fn in_a_vector_space_it_is_the_euclidean_family() {
     let (mut a, mut b) = (start, start);
     let mut worst = 0.0_f64;
     for _ in 0..200 {
-        a = prk_lie::step(&model, &scheme, 0.05, &a, &mut lie, &options())
-            .unwrap()
-            .0;
-        b = prk::step(&model, &scheme, 0.05, &b, &mut flat, &options())
-            .unwrap()
-            .0;
+        a = prk_lie::step(
+            &model,
+            &scheme,
+            StepContext::new(0.05, a.t),
+            &a,
+            &mut lie,
+            &options(),
+        )
+        .unwrap()
+        .0;
+        b = prk::step(
+            &model,
+            &scheme,
+            StepContext::new(0.05, b.t),
+            &b,
+            &mut flat,
+            &options(),
+        )
+        .unwrap()
+        .0;
         worst = worst
             .max((a.q - b.q).abs().max())
             .max((a.p - b.p).abs().max());
@@ -408,7 +423,8 @@ fn top_run<const S: usize, const N: usize>(steps: usize, h: f64) -> (PhaseState<
     let mut drift = 0.0_f64;
     for _ in 0..steps {
         let scheme = LobattoIIIAIIIB::<S>;
-        state = prk_lie::step(&top, &scheme, h, &state, &mut ws, &options())
+        let context = StepContext::new(h, state.t);
+        state = prk_lie::step(&top, &scheme, context, &state, &mut ws, &options())
             .expect("converges")
             .0;
         drift = drift.max((vertical(&state) - j0).abs());

@@ -44,6 +44,7 @@
 //!
 //! The groups are small (`D` of a rigid body and a few vector factors), so the blocks
 //! are formed as `D × D` matrices on the stack and the Jacobian is dense: no plan.
+//! Forces are not taken yet (a forced model does not compile against this family).
 use core::marker::PhantomData;
 
 use nalgebra::{ArrayStorage, SMatrix, SVector};
@@ -225,6 +226,14 @@ where
         x: &Vector<T, N>,
         r: &mut Vector<T, N>,
     ) {
+        // Forces on a group enter `Nⁱ` as `B(Ξⁱ)⁻ᵀ F` (§D.2), not written yet: a forced
+        // model is refused when the step is compiled, never integrated unforced.
+        const {
+            assert!(
+                !<Mdl as PointKernels<T, D, Q>>::FORCED,
+                "the Lobatto family on a group does not take forces yet"
+            )
+        };
         let stages = stage_values(known, x);
         let node = node(known, x, &stages);
         for i in 0..S {
