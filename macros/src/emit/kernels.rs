@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::stage_patterns::{matrix_pattern, ConstraintPatterns};
+use super::stage_patterns::{matrix_pattern, velocity_constraint_matrix, ConstraintPatterns};
 use super::{block, lit, private, svector, var_expr};
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
@@ -251,25 +251,6 @@ pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
             }
         }
     }
-}
-
-/// `A(q)` of the nonholonomic family, `K × D`: the gradients in `v` of the
-/// `nonholonomic` block's constraints, then those in `q` of the holonomic ones (their
-/// velocity forms, see [`nonholonomic_kernels`]).
-pub fn velocity_constraint_matrix(model: &mut Model) -> Vec<Vec<Id>> {
-    let (velocities, positions) = (model.v.clone(), model.q.clone());
-    let nonholonomic: Vec<Id> = model.nonholonomic.iter().map(|c| c.expr).collect();
-    let holonomic: Vec<Id> = model.constraints.iter().map(|c| c.expr).collect();
-    let mut a: Vec<Vec<Id>> = nonholonomic
-        .iter()
-        .map(|&e| model.graph.gradient(e, &velocities))
-        .collect();
-    a.extend(
-        holonomic
-            .iter()
-            .map(|&g| model.graph.gradient(g, &positions)),
-    );
-    a
 }
 
 /// `impl NonholonomicKernels<T, D, K>` for a model with a `nonholonomic` block: `A(q)`,

@@ -28,10 +28,29 @@ pub fn of(
         StagePattern::Unconstrained => unconstrained(model, quantities, stages),
         StagePattern::Holonomic => holonomic(model, quantities, stages),
         StagePattern::Nonholonomic => {
-            let rows = super::kernels::velocity_constraint_matrix(model);
+            let rows = velocity_constraint_matrix(model);
             nonholonomic(model, quantities, &rows, stages)
         }
     }
+}
+
+/// `A(q)` of the nonholonomic family, `K × D`: the gradients in `v` of the
+/// `nonholonomic` block's constraints, then those in `q` of the holonomic ones (their
+/// velocity forms, see `kernels::nonholonomic_kernels`).
+pub fn velocity_constraint_matrix(model: &mut Model) -> Vec<Vec<Id>> {
+    let (velocities, positions) = (model.v.clone(), model.q.clone());
+    let nonholonomic: Vec<Id> = model.nonholonomic.iter().map(|c| c.expr).collect();
+    let holonomic: Vec<Id> = model.constraints.iter().map(|c| c.expr).collect();
+    let mut a: Vec<Vec<Id>> = nonholonomic
+        .iter()
+        .map(|&e| model.graph.gradient(e, &velocities))
+        .collect();
+    a.extend(
+        holonomic
+            .iter()
+            .map(|&g| model.graph.gradient(g, &positions)),
+    );
+    a
 }
 
 /// The nonzeros of the matrix whose row `i` is the gradient of `rows[i]` in `wrt`.

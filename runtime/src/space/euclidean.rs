@@ -1,8 +1,7 @@
 //! The vector space `R^D`: configurations stored as they move, `q + ξ`.
-use nalgebra::SVector;
+use nalgebra::{RealField, SVector};
 
 use super::Space;
-use crate::model::Real;
 
 /// `R^D` with the retraction `τ(ξ) = ξ`, added: the configuration space of every
 /// model whose coordinates are scalars and vectors. Its trivialised tangent is the
@@ -12,7 +11,7 @@ use crate::model::Real;
 pub struct Euclidean;
 
 /// `out = I`.
-fn identity<T: Real, const D: usize>(out: &mut [[T; D]; D]) {
+fn identity<T: RealField + Copy, const D: usize>(out: &mut [[T; D]; D]) {
     for (j, column) in out.iter_mut().enumerate() {
         column.fill(T::zero());
         column[j] = T::one();
@@ -20,13 +19,13 @@ fn identity<T: Real, const D: usize>(out: &mut [[T; D]; D]) {
 }
 
 /// `out = 0`.
-fn zero<T: Real, const D: usize>(out: &mut [[T; D]; D]) {
+fn zero<T: RealField + Copy, const D: usize>(out: &mut [[T; D]; D]) {
     for column in out.iter_mut() {
         column.fill(T::zero());
     }
 }
 
-impl<T: Real, const D: usize> Space<T, D> for Euclidean {
+impl<T: RealField + Copy, const D: usize> Space<T, D> for Euclidean {
     const NAME: &'static str = "Euclidean";
     const FLAT: bool = true;
 

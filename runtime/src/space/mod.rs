@@ -26,9 +26,7 @@
 //! so that a vector space reads `Space<T, D>` as every Euclidean model did before.
 //! Matrices are written into caller-provided column storage (`out[j][i]` is row `i`,
 //! column `j`), as the point kernels' are.
-use nalgebra::SVector;
-
-use crate::model::Real;
+use nalgebra::{RealField, SVector};
 
 mod euclidean;
 mod so3;
@@ -40,8 +38,9 @@ pub use so3::{hat, So3};
 /// tangent vectors (velocities, increments, momenta) of `D`.
 ///
 /// Every map is generic over the scalar, so that dual numbers differentiate it (the
-/// tests check each derivative map against them).
-pub trait Space<T: Real, const D: usize, const Q: usize = D> {
+/// tests check each derivative map against them). The bound is [`Real`](crate::Real)'s,
+/// written out, so that a space depends on nalgebra alone and the model on the space.
+pub trait Space<T: RealField + Copy, const D: usize, const Q: usize = D> {
     /// The space's name, for messages.
     const NAME: &'static str;
     /// Whether the space is a vector space with `τ(ξ) = ξ` added: then `B = I`,

@@ -1,9 +1,8 @@
 //! The rotation group SO(3), stored as a unit quaternion, with the Cayley retraction
 //! (spec `next_packages.md` §A.2; the nonholonomic paper's Sec. 6 and App. C).
-use nalgebra::{SMatrix, SVector};
+use nalgebra::{RealField, SMatrix, SVector};
 
 use super::Space;
-use crate::model::Real;
 
 /// SO(3) stored as a unit quaternion `q = (w, x, y, z)` (4 numbers), moving in its
 /// algebra `so(3) ≅ R³` (`ξ̂ v = ξ × v`) by the Cayley map: `q · τ(ξ)` is the
@@ -21,12 +20,12 @@ pub struct So3;
 type M3<T> = SMatrix<T, 3, 3>;
 type V3<T> = SVector<T, 3>;
 
-fn c<T: Real>(x: f64) -> T {
+fn c<T: RealField + Copy>(x: f64) -> T {
     nalgebra::convert(x)
 }
 
 /// The cross-product matrix `â`, `â b = a × b`: the algebra `so(3)`'s `hat`.
-pub fn hat<T: Real>(a: &V3<T>) -> M3<T> {
+pub fn hat<T: RealField + Copy>(a: &V3<T>) -> M3<T> {
     M3::new(
         T::zero(),
         -a[2],
@@ -41,12 +40,12 @@ pub fn hat<T: Real>(a: &V3<T>) -> M3<T> {
 }
 
 /// `m` into column storage.
-fn write<T: Real>(m: &M3<T>, out: &mut [[T; 3]; 3]) {
+fn write<T: RealField + Copy>(m: &M3<T>, out: &mut [[T; 3]; 3]) {
     *out = m.data.0;
 }
 
 /// The quaternion product `a ⊗ b`, scalar first.
-fn product<T: Real>(a: &SVector<T, 4>, b: &SVector<T, 4>) -> SVector<T, 4> {
+fn product<T: RealField + Copy>(a: &SVector<T, 4>, b: &SVector<T, 4>) -> SVector<T, 4> {
     SVector::from([
         a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
         a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
@@ -55,7 +54,7 @@ fn product<T: Real>(a: &SVector<T, 4>, b: &SVector<T, 4>) -> SVector<T, 4> {
     ])
 }
 
-impl<T: Real> Space<T, 3, 4> for So3 {
+impl<T: RealField + Copy> Space<T, 3, 4> for So3 {
     const NAME: &'static str = "SO3";
     const FLAT: bool = false;
 
