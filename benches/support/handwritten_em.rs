@@ -1,6 +1,6 @@
 //! The GGL energy–momentum step "EM" of the 3D pendulum, written by hand with nalgebra:
 //! the yardstick the generated `<Pendulum3d as Step<f64, GglEm>>` is timed against
-//! (`benches/handwritten.rs`) and checked against (`tests/handwritten_em.rs`).
+//! (`benches/handwritten.rs`) and checked against (`tests/derivatives/handwritten_em.rs`).
 //!
 //! The model is `L = ½ m v·v − m g q₃`, `g(q) = ½ (q·q / l² − 1)`, so `M = m I`,
 //! `∇V = (0, 0, m g)`, `G(q) = qᵀ / l²` and `H = I / l²`. Every function involved is at

@@ -517,7 +517,7 @@ impl Elimination {
     /// builds are for compiling often. A crate stepping the 10-link chain with EM and
     /// VI-A builds in the dev profile, after its dependencies, in 18.9 s with them and
     /// in 7.6 s with the table-driven defaults, whose factorisation takes three times
-    /// the instructions. Both paths are tested: `tests/elimination.rs` runs in the
+    /// the instructions. Both paths are tested: `tests/derivatives/elimination.rs` runs in the
     /// test profile and, in CI, with `--release`.
     pub fn methods(&self, plan: &TokenStream) -> TokenStream {
         if self.static_flops() > STRAIGHT_LINE_LIMIT {

@@ -11,7 +11,7 @@
 //! From it are generated, never hand-kept: the marker types and their rustdoc,
 //! `SchemeInfo`, `livens::schemes::CATALOGUE` (runtime), the macro's scheme names and
 //! their parameters, requirement checks and template dispatch (macro). The README's
-//! scheme table is checked against it (`tests/catalogue.rs`). It is a crate of its own,
+//! scheme table is checked against it (`tests/contracts/catalogue.rs`). It is a crate of its own,
 //! rather than a file both crates `include!`, so that each crate reads it without
 //! reaching outside its own folder and each can be packaged. The tokens of a `template:`
 //! field name functions of the macro crate: the reader resolves them where it is
@@ -730,7 +730,7 @@ macro_rules! with_catalogue {
             /// `G(q) v = 0` as the last rows of `A` (so `k` counts both, and `λ` ends with the
             /// holonomic multipliers): the paper's method on the index-2 form, whose theory covers
             /// any constraints linear in the velocities. `G v = 0` then holds at the nodes, `g`
-            /// to the method's order (`tests/mixed_constraints.rs`).
+            /// to the method's order (`tests/papers/mixed_constraints.rs`).
             ///
             /// Properties: order `2S − 2` in `q` and `p`, `λ` of order `S` for even `S` and
             /// `S − 1` for odd `S` (spec 002 eq. (20)); `A(q) v = 0` at every node and stage;

@@ -16,7 +16,7 @@
 /// θ ∈ (0, 1): `g(q^θ) = 0` propagates the constraint error at the nodes by
 /// −(1−θ)/θ per step, and the momentum-level constraint error by −θ/(1−θ), so one of
 /// them grows geometrically unless θ = ½ (measured: 7/3 per step at θ = 0.3 and 0.7,
-/// `tests/theta_family.rs`).</div>
+/// `tests/papers/theta_family.rs`).</div>
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GglThetaA {
     theta: f64,
@@ -57,7 +57,7 @@ impl Default for GglThetaA {
 ///
 /// <div class="warning">Stable only for ϑ ≤ ½ (the paper allows ϑ ∈ (0, 1]): the
 /// trapezoidal constraint force propagates λ by −ϑ/(1−ϑ) per step, which grows for
-/// ϑ > ½ whatever θ (measured: 7/3 per step at ϑ = 0.7, `tests/theta_family.rs`); at
+/// ϑ > ½ whatever θ (measured: 7/3 per step at ϑ = 0.7, `tests/papers/theta_family.rs`); at
 /// ϑ = ½ it is the period-2 oscillation of VI-B's λ.</div>
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GglThetaB {

@@ -7,8 +7,7 @@
 use livens::prelude::*;
 use livens_models::SphericalPendulum;
 
-#[path = "support/symplectic.rs"]
-mod symplectic;
+use crate::support::symplectic;
 
 fn initial(model: &SphericalPendulum<f64>) -> GglState<f64, 3, 1> {
     let (q, v) = SphericalPendulum::initial_positions_velocities();

@@ -9,7 +9,7 @@ use livens::solve::{Boxed, Inline};
 use num_dual::Dual64;
 
 #[macro_use]
-#[path = "../benches/support/small_models.rs"]
+#[path = "../../benches/support/small_models.rs"]
 mod small_models;
 
 henon_heiles!(

@@ -22,7 +22,7 @@ use livens_models::{
 // the declaration costs its build 9 s.
 #[cfg(not(debug_assertions))]
 #[macro_use]
-#[path = "../benches/support/chains.rs"]
+#[path = "../../benches/support/chains.rs"]
 mod chains;
 #[cfg(not(debug_assertions))]
 chain!(Chain20, 20);

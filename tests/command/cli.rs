@@ -511,7 +511,7 @@ fn unwritable_output_directory_is_reported() {
 /// itself is checked against the code by a unit test of `src/cli/error.rs`).
 #[test]
 fn help_lists_the_readmes_exit_codes() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     let table = readme
         .split("<!-- exit codes: checked by src/cli/error.rs -->")
         .nth(1)

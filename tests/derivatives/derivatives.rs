@@ -611,7 +611,7 @@ fn lagrange_top_scheme_jacobians() {
 /// in joint angles) that declares the assembled family, so that its Jacobian is under
 /// the same oracles as the symbolic ones.
 #[macro_use]
-#[path = "../benches/support/small_models.rs"]
+#[path = "../../benches/support/small_models.rs"]
 mod small_models;
 
 mod angles {

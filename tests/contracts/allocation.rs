@@ -257,7 +257,7 @@ fn every_scheme_of_the_top_allocates_nothing() {
 }
 
 #[macro_use]
-#[path = "../benches/support/small_models.rs"]
+#[path = "../../benches/support/small_models.rs"]
 mod small_models;
 
 henon_heiles!(HenonHeiles, LobattoIIIAIIIB(3));

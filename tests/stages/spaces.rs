@@ -1,14 +1,9 @@
 //! Configuration spaces (`livens::space`): the laws of their retractions and trivialised
 //! tangents at random points, with dual numbers as the oracle of every derivative map.
-mod support {
-    pub mod circle;
-    pub mod space_laws;
-}
-
+use crate::support::circle::Circle;
+use crate::support::space_laws::check;
 use livens::space::{Euclidean, So3};
 use livens::SVector;
-use support::circle::Circle;
-use support::space_laws::check;
 
 /// A small deterministic generator of points in `[-1, 1]`.
 struct Points(u64);

@@ -7,8 +7,7 @@ use livens::prelude::*;
 use livens::solve::Inline;
 use livens_models::{Chain10, SphericalPendulum};
 
-#[path = "support/symplectic.rs"]
-mod symplectic;
+use crate::support::symplectic;
 
 /// Spec 002 §6 C: `q⁰ = (sin 1, 0, −cos 1)`, `v⁰ = (0, 1.2, 0)`, `T = 2`.
 const T: f64 = 2.0;

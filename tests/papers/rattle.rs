@@ -7,7 +7,7 @@ use livens::prelude::*;
 use livens_models::Pendulum3d;
 
 #[macro_use]
-#[path = "../benches/support/small_models.rs"]
+#[path = "../../benches/support/small_models.rs"]
 mod small_models;
 
 // Constant mass matrix, no constraints: on both ways to a step.

@@ -6,7 +6,7 @@
 //! release builds, where the elimination plan runs as straight-line code (CI runs this
 //! test with `--release`). Test builds factor along the same plan table-driven,
 //! which rounds differently: 2.1e-12 after 10³ steps.
-#[path = "../benches/support/handwritten_em.rs"]
+#[path = "../../benches/support/handwritten_em.rs"]
 mod handwritten_em;
 
 #[test]

@@ -6,10 +6,7 @@
 //! space is the Euclidean family's step. On SO(3), whose bracket is not zero, a heavy
 //! top has an exact Jacobian, keeps its spatial angular momentum about the vertical to
 //! round-off (Thm 6.1) and reaches order 2s − 2.
-mod support {
-    pub mod circle;
-}
-
+use crate::support::circle::Circle;
 use livens::families::prk::{self, PrkWorkspace};
 use livens::families::prk_lie::{self, stage_system, PrkLieWorkspace};
 use livens::prelude::*;
@@ -17,7 +14,6 @@ use livens::solve::Inline;
 use livens::space::{hat, Euclidean, So3, Space};
 use livens::{Configuration, PointKernels, Real, SMatrix, StepContext, StepOptions};
 use num_dual::Dual64;
-use support::circle::Circle;
 
 /// A planar pendulum of mass `m` and length `l` under gravity `g`, its angle `φ` from
 /// the downward vertical stored as `z = (cos φ, sin φ)`, its body velocity `η = φ̇`:

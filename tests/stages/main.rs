@@ -1,0 +1,18 @@
+//! The stage families assembled from point kernels: the Lobatto IIIA–IIIB family unconstrained, holonomic, nonholonomic, forced and on a group, and the configuration spaces they step on.
+//!
+//! One test binary per theme, each file a module: the models and schemes a theme
+//! shares are compiled and linked once (`cargo test --test stages MODULE::`).
+mod prk;
+
+/// Test-only spaces, the space laws and the symplecticity check.
+#[path = "../support"]
+mod support {
+    pub mod circle;
+    pub mod space_laws;
+    pub mod symplectic;
+}
+mod forced;
+mod holonomic_lobatto;
+mod lie_lobatto;
+mod nonholonomic_lobatto;
+mod spaces;
