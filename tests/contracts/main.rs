@@ -6,6 +6,7 @@ mod allocation;
 mod arrays;
 mod bad_input;
 mod catalogue;
+mod docs;
 mod dsl;
 mod failure;
 mod hygiene;
