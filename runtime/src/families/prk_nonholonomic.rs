@@ -50,6 +50,9 @@
 //! `∂(A v)/∂q`) and, in their impl of [`StageEquations`], Newton's starting point, the
 //! equations, the Jacobian above (a stage's rows through the shared `Stage::legendre`
 //! and `Stage::force`, then `Cⱼ` and `Lⱼ`) and (14a).
+use core::fmt::Debug;
+use core::marker::PhantomData;
+
 use nalgebra::SVector;
 
 use super::blocks::{Assembly, Kernel};
@@ -59,35 +62,76 @@ use super::stages::{StageWorkspace, StepStart};
 use crate::error::SolveError;
 use crate::kernels::{NonholonomicKernels, PointKernels};
 use crate::model::Real;
-use crate::schemes::NonholonomicLobatto;
+use crate::schemes::{NonholonomicLobatto, NonholonomicLobattoCarried};
 use crate::solve::Storage;
 use crate::state::multiplier::multiplier;
 use crate::state::NonholonomicState;
 
 pub use super::stages::{equations, step};
 
-/// Memory of a step: Newton's workspace for the `N = S (2D + K)` unknowns, the tableau,
-/// and the kernel buffers, every `D × D` matrix in storage `Z`.
+/// Memory of a step of [`NonholonomicLobatto`] (the recomputed multiplier): Newton's
+/// workspace for the `N = S (2D + K)` unknowns, the tableau, and the kernel buffers,
+/// every `D × D` matrix in storage `Z`.
 #[rustfmt::skip]
 pub type PrkNonholonomicWorkspace<T, const S: usize, const D: usize, const K: usize, const N: usize, Z> =
-    StageWorkspace<T, Buffers<T, D, K, Z>, S, N, Z>;
+    StageWorkspace<T, Buffers<T, D, K, Z, Recomputed>, S, N, Z>;
+
+/// Memory of a step of [`NonholonomicLobattoCarried`] (the paper's carried multiplier),
+/// as [`PrkNonholonomicWorkspace`].
+#[rustfmt::skip]
+pub type PrkNonholonomicCarriedWorkspace<T, const S: usize, const D: usize, const K: usize, const N: usize, Z> =
+    StageWorkspace<T, Buffers<T, D, K, Z, Carried>, S, N, Z>;
+
+/// Where a step's first multiplier `Λ¹ = λₖ` comes from (module docs, "The multiplier
+/// at the start of a step").
+pub trait MultiplierRule: Clone + Copy + Debug + PartialEq + Default {
+    /// The scheme marker of the family with this rule.
+    type Scheme<const S: usize>;
+    /// `true`: `λₖ` is the previous step's `Λˢ` (the paper's map on `(q, p, λ)`);
+    /// `false`: the multiplier of the continuous equations at `(qₖ, vₖ, tₖ)`.
+    const CARRIED: bool;
+}
+
+/// `λₖ` from the continuous equations at the step's start, every step
+/// ([`NonholonomicLobatto`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recomputed;
+
+/// `λₖ` carried from the previous step's `Λˢ`, as the paper's map
+/// ([`NonholonomicLobattoCarried`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Carried;
+
+impl MultiplierRule for Recomputed {
+    type Scheme<const S: usize> = NonholonomicLobatto<S>;
+    const CARRIED: bool = false;
+}
+
+impl MultiplierRule for Carried {
+    type Scheme<const S: usize> = NonholonomicLobattoCarried<S>;
+    const CARRIED: bool = true;
+}
 
 /// The family's kernel buffers: the kernels of one point, with `A(q)` as the
-/// constraint matrix, and `∂(A v)/∂q`.
+/// constraint matrix, and `∂(A v)/∂q`; `R` is the rule for `λₖ`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Buffers<T: Real, const D: usize, const K: usize, Z: Storage> {
+pub struct Buffers<T: Real, const D: usize, const K: usize, Z: Storage, R: MultiplierRule> {
     a_v_q: [[T; K]; D],
     point: Constrained<T, D, K, Z, Nonholonomic>,
+    rule: PhantomData<R>,
 }
 
 /// Unknowns `X = (V¹ … Vˢ, Λ¹ … Λˢ, v¹ … vˢ)`: `N = S (2D + K)`.
-impl<T: Real, const D: usize, const K: usize, Z: Storage> StageBuffers for Buffers<T, D, K, Z> {
+impl<T: Real, const D: usize, const K: usize, Z: Storage, R: MultiplierRule> StageBuffers
+    for Buffers<T, D, K, Z, R>
+{
     const PER_STAGE: usize = 2 * D + K;
     const AFTER_STAGES: usize = 0;
     fn zeros() -> Self {
         Self {
             a_v_q: [[T::zero(); K]; D],
             point: Constrained::zeros(),
+            rule: PhantomData,
         }
     }
 }
@@ -163,13 +207,30 @@ impl<T: Real, const S: usize, const D: usize, const K: usize> Iterate<T, S, D, K
     }
 }
 
-impl<T: Real, Mdl, Z: Storage, const S: usize, const D: usize, const K: usize, const N: usize>
-    StageEquations<T, Mdl, S, D, N> for Buffers<T, D, K, Z>
+impl<T, Mdl, Z, R, const S: usize, const D: usize, const K: usize, const N: usize>
+    StageEquations<T, Mdl, S, D, N> for Buffers<T, D, K, Z, R>
 where
+    T: Real,
     Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
+    Z: Storage,
+    R: MultiplierRule,
 {
-    type Scheme = NonholonomicLobatto<S>;
+    type Scheme = R::Scheme<S>;
     type State = NonholonomicState<T, D, K>;
+
+    /// `λₖ`: carried, the state's (the continuous one if it has none); recomputed, the
+    /// continuous one at `(qₖ, vₖ, tₖ)` whatever the state carries, so that no error of
+    /// a previous step's `Λˢ` reaches this one (module docs).
+    fn start(
+        model: &Mdl,
+        state: &NonholonomicState<T, D, K>,
+    ) -> Result<SVector<T, K>, SolveError<T>> {
+        if R::CARRIED {
+            state.extra(model)
+        } else {
+            multiplier(model, state.t, &state.q, &state.v)
+        }
+    }
 
     /// `Vⁱ = vⁱ = vₖ`, `Λⁱ = λₖ`.
     fn guess(
@@ -236,7 +297,7 @@ where
         let (model, h, tab) = (node.model, node.h, node.tableau);
         let p_av = <Mdl as NonholonomicKernels<T, D, K>>::PATTERNS.map(|p| p.times_v);
         let evaluate = out.adds();
-        let Buffers { a_v_q, point } = self;
+        let Buffers { a_v_q, point, .. } = self;
         for j in 0..S {
             let qj = &it.q[j];
             let (crow, vcol) = (L::<S, D, K>::multiplier(j), L::<S, D, K>::velocity(j));
@@ -274,8 +335,10 @@ where
         }
     }
 
-    /// (14a): `qₖ₊₁ = qₖ + h Σⱼ bⱼ Vʲ`, `pₖ₊₁ = pₖ + h Σⱼ b̂ⱼ Wʲ`, `vₖ₊₁ = vˢ`,
-    /// `λₖ₊₁ = Λˢ`.
+    /// (14a): `qₖ₊₁ = qₖ + h Σⱼ bⱼ Vʲ`, `pₖ₊₁ = pₖ + h Σⱼ b̂ⱼ Wʲ`, `vₖ₊₁ = vˢ`;
+    /// `λₖ₊₁ = Λˢ` carried, the continuous multiplier at `(qₖ₊₁, vₖ₊₁, tₖ₊₁)` recomputed
+    /// (of the order of `q` and `v`, where `Λˢ` has the paper's lower order (20c); `Λˢ`
+    /// if that system is singular there, and the next step refuses the state).
     fn next_state(
         &mut self,
         node: &Node<'_, T, Mdl, S, D, K>,
@@ -284,12 +347,22 @@ where
         let tab = node.tableau;
         let it = Iterate::<T, S, D, K>::new(node, x);
         let w = it.forces(node, &mut self.point);
+        let (t, q, v) = (
+            node.t0 + node.h,
+            node.combine(node.q0, &it.v_stage, &tab.b),
+            it.v[S - 1],
+        );
+        let lambda = if R::CARRIED {
+            it.lambda[S - 1]
+        } else {
+            multiplier(node.model, t, &q, &v).unwrap_or(it.lambda[S - 1])
+        };
         NonholonomicState {
-            t: node.t0 + node.h,
-            q: node.combine(node.q0, &it.v_stage, &tab.b),
+            t,
+            q,
             p: node.combine(node.p0, &w, &tab.b_hat),
-            v: it.v[S - 1],
-            lambda: Some(it.lambda[S - 1]),
+            v,
+            lambda: Some(lambda),
         }
     }
 }
