@@ -14,8 +14,10 @@ model! {
     /// `u = cos θ ẋ + sin θ ẏ` and `ω = θ̇` the motion is
     ///
     /// ```text
-    /// u̇ = a ω²,      ω̇ = −m a u ω / (I + m a²),      λ = m u ω
+    /// u̇ = a ω²,      ω̇ = −m a u ω / (I + m a²),      λ = m I u ω / (I + m a²)
     /// ```
+    ///
+    /// (`λ` the sideways force on the blade, the multiplier of `Φ`)
     ///
     /// so `u` never decreases, and `E = ½ m u² + ½ (I + m a²) ω²` is conserved: `ω`
     /// decays and `u` tends to `√(2E/m)`.

@@ -23,7 +23,24 @@
 //! blocks of `K` and `D` for Newton, solved exactly in its first iteration. The
 //! constraint at stage 1 holds already (`q¹ = qₖ`, `p¹ = pₖ`, a consistent state).
 //! Outputs (14a): `qₖ₊₁ = qₖ + h Σⱼ bⱼ Vʲ`, `pₖ₊₁ = pₖ + h Σⱼ b̂ⱼ Wʲ`, `vₖ₊₁ = vˢ`,
-//! `λₖ₊₁ = Λˢ`.
+//! and `λₖ₊₁` (below).
+//!
+//! # The multiplier at the start of a step
+//!
+//! The paper's map is on `(q, p, λ)`: `λₖ₊₁ = Λˢ`, the next step's `Λ¹`
+//! ([`Carried`], [`NonholonomicLobattoCarried`]). That map has a spurious mode, almost
+//! pure `λ`, multiplied each step by `(−1)^(s−1) (1 + κh/(s−1))`: Lobatto IIIA's
+//! `R_A(∞) = (−1)^(s−1)` times an `O(h)` factor of the model's (on the Chaplygin sleigh
+//! `κ = m a u/(I + m a²)`, positive while it moves forward). Where `κ > 0` for long the
+//! mode, seeded by `λ`'s `O(hᵖ)` error, grows until the trajectory is wrong: the sleigh
+//! brakes and reverses, which the physical one never does (`tests/sleigh.rs`,
+//! docs/schemes.md). With [`Recomputed`] ([`NonholonomicLobatto`], the default) `Λ¹`
+//! is the continuous multiplier at `(qₖ, vₖ, tₖ)` every step (spec 002 §2.2,
+//! [`nonholonomic_multiplier`](crate::nonholonomic_multiplier)), whatever the state
+//! carries: nothing is carried, so there is no mode; `q`, `p` keep the order `2s − 2`,
+//! and the state's `λₖ₊₁`, the same formula at the new node, has it too. The map is
+//! then not time-symmetric (a step back misses by `O(h^(s+2))`), and on reversible
+//! systems its energy error grows slowly where the carried map's stays bounded.
 //!
 //! The exact Jacobian, with `K_qq(j) = D₁₁L(j) + ∂(A(q)ᵀ Λʲ)/∂q` at `(Qʲ, Vʲ)`:
 //!
@@ -39,13 +56,13 @@
 //! ([`PointKernels::PATTERNS`], [`NonholonomicKernels::PATTERNS`]) and factored along
 //! the elimination plan `model!` hands the workspace when one pays
 //! ([`with_plan`](super::stages::StageWorkspace::with_plan): `Λ¹`'s identity is a pivot
-//! of its own, the later stages' multipliers have none), by the dense LU otherwise. A
-//! state without `λ` gets the multiplier of the continuous equations at its `(q, v)`
-//! (spec 002 §4.8).
+//! of its own, the later stages' multipliers have none), by the dense LU otherwise. With
+//! the carried multiplier, a state without `λ` gets the multiplier of the continuous
+//! equations at its `(q, v)` (spec 002 §4.8).
 //!
 //! The step, the workspace ([`PrkNonholonomicWorkspace`], an alias), Newton's system and
 //! the plan are the stage skeleton's ([`super::stages`]). This module is the family's
-//! part: `λₖ` from the state (its [`StepStart`] impl), its layout, its kernel buffers
+//! part: `λₖ` (the state's, its [`StepStart`] impl, or recomputed), its layout, its kernel buffers
 //! ([`Buffers`]: a constrained point of `families/point.rs` with `R = A`, and
 //! `∂(A v)/∂q`) and, in their impl of [`StageEquations`], Newton's starting point, the
 //! equations, the Jacobian above (a stage's rows through the shared `Stage::legendre`
