@@ -190,8 +190,8 @@ where
     let tolerance = tolerance.max(floor);
     let allowed = nalgebra::convert::<f64, T>(ENERGY_BALANCE_TOLERANCES) * tolerance * scale;
     let change = after - before;
-    // A NaN change is refused too: `!(≤)` rather than `>`.
-    if !(change.abs() <= allowed) {
+    // A NaN or infinite change is refused too.
+    if !change.is_finite() || change.abs() > allowed {
         return Err(SolveError::EnergyBalance {
             change,
             allowed,

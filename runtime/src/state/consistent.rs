@@ -217,6 +217,9 @@ fn all_finite<T: Real>(x: &[T]) -> bool {
     x.iter().all(|x| x.is_finite())
 }
 
+/// A consistent `(q, v)` and its `λ`.
+type Node<T, const D: usize, const M: usize> = (SVector<T, D>, SVector<T, D>, SVector<T, M>);
+
 /// The constrained part of [`GglState::consistent`]: `(q, v)` checked or projected,
 /// and `λ`, with one [`Metric`] for every factorisation. Kept out of line, so that its
 /// `D × D` buffer is on the stack only when there are constraints.
@@ -226,7 +229,7 @@ fn constrained<T: Real, Mdl: Model<T, D, M>, const D: usize, const M: usize>(
     q: SVector<T, D>,
     v: SVector<T, D>,
     mode: Consistency<T>,
-) -> Result<(SVector<T, D>, SVector<T, D>, SVector<T, M>), InitError<T>> {
+) -> Result<Node<T, D, M>, InitError<T>> {
     let mut metric = Metric::new();
     let (q, v) = match mode {
         Consistency::Reject { tolerance } => {
