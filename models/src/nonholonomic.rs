@@ -56,7 +56,11 @@ model! {
             E_d: 0.5 * y_dot * y_dot - cos(y) + 0.5 * epsilon * sin(2.0 * y),
             E_p: 0.5 * (x_dot * x_dot + z_dot * z_dot) + 0.5 * (x * x + z * z),
         }
-        schemes { NonholonomicLobatto(2), NonholonomicLobatto(3), NonholonomicLobatto(4) }
+        schemes {
+            NonholonomicLobatto(2), NonholonomicLobatto(3), NonholonomicLobatto(4),
+            NonholonomicLobattoCarried(2), NonholonomicLobattoCarried(3),
+            NonholonomicLobattoCarried(4)
+        }
     }
 }
 
@@ -107,7 +111,10 @@ model! {
         potential = 0.5 * (sum(i in 0..7, q[i] * q[i]) + q[4] * q[4] * q[5] * q[5]
             + sum(i in 1..4, q[i] * q[i] * q[i + 3] * q[i + 3]));
         nonholonomic { phi: q_dot[0] + sum(i in 4..7, q[i] * q_dot[i]) }
-        schemes { NonholonomicLobatto(2), NonholonomicLobatto(3) }
+        schemes {
+            NonholonomicLobatto(2), NonholonomicLobatto(3), NonholonomicLobattoCarried(2),
+            NonholonomicLobattoCarried(3)
+        }
     }
 }
 

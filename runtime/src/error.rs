@@ -91,6 +91,18 @@ pub enum SolveError<T> {
         /// Which option, and what it must be.
         reason: &'static str,
     },
+    /// Newton converged, but the solution breaks the energy balance of an
+    /// energy-conserving scheme by more than a tolerance scaled to Newton's
+    /// ([`families::ggl::energy_balance`](crate::families::ggl::energy_balance)): it is
+    /// another root of the step equations, not the step. Refused as a failed solve is.
+    EnergyBalance {
+        /// `E¹ − E⁰` of the solution found.
+        change: T,
+        /// The largest `|E¹ − E⁰|` accepted.
+        allowed: T,
+        /// Newton iterations it took (many, typically, on the way to the other root).
+        iterations: u32,
+    },
 }
 
 impl<T: fmt::Debug> fmt::Display for SolveError<T> {
@@ -155,6 +167,16 @@ impl<T: fmt::Debug> fmt::Display for SolveError<T> {
             ),
             Self::Parameter(e) => write!(f, "{e}"),
             Self::InvalidOptions { reason } => write!(f, "invalid Newton options: {reason}"),
+            Self::EnergyBalance {
+                change,
+                allowed,
+                iterations,
+            } => write!(
+                f,
+                "Newton converged in {iterations} iterations to a solution that changes the \
+                 energy by {change:?} (at most {allowed:?} for this energy-conserving scheme): \
+                 another root of the step equations, not the step; try a smaller step size"
+            ),
         }
     }
 }

@@ -27,6 +27,7 @@ catalogue! {
     "nonholonomic-particle" => NonholonomicParticle,
     "transmission" => Transmission,
     "chaotic" => Chaotic,
+    "sleigh" => ChaplyginSleigh,
     "spring-pendulum" => SpringPendulum,
     "mass-spring" => MassSpring,
     "free-body" => FreeBody,

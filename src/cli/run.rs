@@ -139,6 +139,14 @@ impl Failure {
             SolveError::SingularMatrix { column } => {
                 format!("singular matrix (column {column}), residual unavailable")
             }
+            SolveError::EnergyBalance {
+                change,
+                allowed,
+                iterations,
+            } => format!(
+                "converged in {iterations} iterations to another root of the step equations: \
+                 the energy changed by {change:.3e}, at most {allowed:.3e} for this scheme"
+            ),
             // Refused before any work, or a tolerance the scalar cannot reach: a smaller
             // step would not help, so the runtime's own advice stands.
             other => {

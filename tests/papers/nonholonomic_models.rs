@@ -1,4 +1,5 @@
-//! The nonholonomic Lobatto IIIA–IIIB method on the transmission and the chaotic system
+//! The nonholonomic Lobatto IIIA–IIIB method as the paper defines it (its multiplier
+//! carried, `NonholonomicLobattoCarried`) on the transmission and the chaotic system
 //! of spec 002 §5.2–5.3 (§6 D items 6, 10, 11): the transmission's orders, its energy
 //! at h = 1/10 against h = π/10, and the chaotic system's energy mean-square growth
 //! scaling as `h^{2(2s−2)}`.
@@ -22,13 +23,14 @@ fn tight() -> NewtonOptions<f64> {
 /// The transmission's state at `T = 2` from the low-energy data in `steps` steps.
 fn transmission<const S: usize>(steps: u32) -> NonholonomicState<f64, 3, 1>
 where
-    Transmission<f64>: Step<f64, NonholonomicLobatto<S>, State = NonholonomicState<f64, 3, 1>>,
+    Transmission<f64>:
+        Step<f64, NonholonomicLobattoCarried<S>, State = NonholonomicState<f64, 3, 1>>,
 {
     let model = Transmission::new();
     let h = 2.0 / f64::from(steps);
     let mut sim = Integrator::new(
         model,
-        NonholonomicLobatto::<S>,
+        NonholonomicLobattoCarried::<S>,
         h,
         start(model.initial_node(false)),
     )
@@ -42,7 +44,8 @@ where
 /// Orders in `(q, p, λ)` over `n0, 2 n0, 4 n0` steps against `reference`.
 fn orders<const S: usize>(reference: &NonholonomicState<f64, 3, 1>, n0: u32) -> [[f64; 3]; 2]
 where
-    Transmission<f64>: Step<f64, NonholonomicLobatto<S>, State = NonholonomicState<f64, 3, 1>>,
+    Transmission<f64>:
+        Step<f64, NonholonomicLobattoCarried<S>, State = NonholonomicState<f64, 3, 1>>,
 {
     let e = [n0, 2 * n0, 4 * n0].map(|n| {
         let s = transmission::<S>(n);
@@ -81,7 +84,8 @@ fn transmission_orders() {
 fn transmission_energy(h: f64, high_energy: bool) -> (f64, [f64; 4]) {
     let model = Transmission::new();
     let start = start(model.initial_node(high_energy));
-    let mut sim = Integrator::new(model, NonholonomicLobatto::<2>, h, start).with_options(tight());
+    let mut sim =
+        Integrator::new(model, NonholonomicLobattoCarried::<2>, h, start).with_options(tight());
     let total = |s: &NonholonomicState<f64, 3, 1>| {
         let (d, p) = model.subsystem_energies(&s.q, &s.v);
         (d + p, d, p)
@@ -142,7 +146,7 @@ fn transmission_energy_at_a_tenth_and_at_pi_over_ten() {
 /// for the spec's ensemble of `J + 1 = 7` members.
 fn chaotic_mean_square<const S: usize>(h: f64, t: f64) -> f64
 where
-    Chaotic<f64>: Step<f64, NonholonomicLobatto<S>, State = NonholonomicState<f64, 7, 1>>,
+    Chaotic<f64>: Step<f64, NonholonomicLobattoCarried<S>, State = NonholonomicState<f64, 7, 1>>,
 {
     let model = Chaotic::new();
     let members = 7;
@@ -156,7 +160,7 @@ where
         let e0 = energy(&start);
         assert!((e0 - 3.06).abs() < 1e-12, "E₀ = {e0}");
         let mut sim =
-            Integrator::new(model, NonholonomicLobatto::<S>, h, start).with_options(tight());
+            Integrator::new(model, NonholonomicLobattoCarried::<S>, h, start).with_options(tight());
         for m in mu.iter_mut() {
             sim.step().expect("Newton converges");
             *m += (energy(sim.state()) - e0).powi(2) / members as f64;

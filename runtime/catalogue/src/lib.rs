@@ -144,12 +144,24 @@ macro_rules! with_catalogue {
                     pattern: Holonomic,
                     partners: multipliers(m, 0),
                 }
-                /// Its nonholonomic form (`families::prk_nonholonomic`), carrying `λ`; the
-                /// first stage's multipliers have a trivial equation of their own.
+                /// Its nonholonomic form (`families::prk_nonholonomic`), each step's first
+                /// multiplier from the continuous equations; the first stage's multipliers
+                /// have a trivial equation of their own.
                 PrkNonholonomic {
                     kind: assembled,
                     driver: prk_nonholonomic,
                     workspace: PrkNonholonomicWorkspace[S, d, k],
+                    state: NonholonomicState[d, k],
+                    kernels: [Nonholonomic],
+                    pattern: Nonholonomic,
+                    partners: multipliers(k, 1),
+                }
+                /// The same equations with the first multiplier carried from the previous
+                /// step, as the paper's map on `(q, p, λ)`.
+                PrkNonholonomicCarried {
+                    kind: assembled,
+                    driver: prk_nonholonomic,
+                    workspace: PrkNonholonomicCarriedWorkspace[S, d, k],
                     state: NonholonomicState[d, k],
                     kernels: [Nonholonomic],
                     pattern: Nonholonomic,
@@ -708,23 +720,33 @@ macro_rules! with_catalogue {
             /// The nonholonomic partitioned Runge–Kutta method of the Lobatto IIIA–IIIB pair with
             /// `S` stages (Martín de Diego, Sato Martín de Almagro, "High-order geometric methods
             /// for nonholonomic mechanical systems", eqs. (14), App. D; spec 002 S4), for any
-            /// regular Lagrangian and nonholonomic constraints `A(q) v = 0`:
+            /// regular Lagrangian and nonholonomic constraints `A(q) v = 0`, each step's first
+            /// multiplier `Λ¹ = λₖ` taken from the continuous equations at `(qₖ, vₖ, tₖ)`:
             ///
             /// ```text
             /// qₖ₊₁ = qₖ + h Σⱼ bⱼ Vʲ,              pₖ₊₁ = pₖ + h Σⱼ b̂ⱼ Wʲ
             /// Qⁱ = qₖ + h Σⱼ aᵢⱼ Vʲ,               D₂L(Qⁱ, Vⁱ) = pₖ + h Σⱼ âᵢⱼ Wʲ
             /// Wⁱ = D₁L(Qⁱ, Vⁱ) + F(Qⁱ, Vⁱ, tₖ + cᵢ h) + A(Qⁱ)ᵀ Λⁱ,   pⁱ = pₖ + h Σⱼ aᵢⱼ Wʲ = D₂L(Qⁱ, vⁱ)
-            /// A(Qⁱ) vⁱ = 0 (i = 2 … s),           Λ¹ = λₖ,  λₖ₊₁ = Λˢ,  vₖ₊₁ = vˢ
+            /// A(Qⁱ) vⁱ = 0 (i = 2 … s),           Λ¹ = λ(qₖ, vₖ, tₖ),  vₖ₊₁ = vˢ
+            /// (A M⁻¹ Aᵀ) λ(q, v, t) = −(∂(A v)/∂q) v − A M⁻¹ (D₁L + F − (∂D₂L/∂q) v),   M = D₂₂L
             /// ```
             ///
             /// `F` are the generalized forces of a `forces` block at the stage's time (`cᵢ`, the
             /// Lobatto IIIA nodes; spec `next_packages.md` §D.2), zero without one.
             ///
+            /// The paper's map carries `λₖ₊₁ = Λˢ` to the next step
+            /// ([`NonholonomicLobattoCarried`]); that map has a spurious mode, almost pure `λ`,
+            /// multiplied each step by `(−1)^(s−1) (1 + κh/(s−1))` (`R_A(∞)` of Lobatto IIIA and
+            /// an `O(h)` correction), which grows wherever `κ > 0`: on the Chaplygin sleigh
+            /// (`κ = m a u/(I + m a²)`) it turns the sleigh around. Taking `Λ¹` from the
+            /// continuous equations every step leaves no `λ` to carry, and the mode is gone
+            /// (docs/schemes.md).
+            ///
             /// Unknowns: the stage velocities `V¹ … Vˢ`, the multipliers `Λ¹ … Λˢ` and the
             /// velocities `v¹ … vˢ` paired with the IIIA momenta (`Λ¹` and `v¹` with trivial
-            /// equations), `S (2d + k)`. The state carries `λ`; a state without it gets the
-            /// multiplier of the continuous equations (spec 002 §4.8), without which the orders
-            /// drop. Assembled at run time from the model's point and nonholonomic kernels.
+            /// equations), `S (2d + k)`. The state's `λ` is the continuous multiplier at the
+            /// node (an output: the next step recomputes it). Assembled at run time from the
+            /// model's point and nonholonomic kernels.
             ///
             /// A model that also has holonomic constraints `g(q) = 0` gets their velocity forms
             /// `G(q) v = 0` as the last rows of `A` (so `k` counts both, and `λ` ends with the
@@ -732,13 +754,42 @@ macro_rules! with_catalogue {
             /// any constraints linear in the velocities. `G v = 0` then holds at the nodes, `g`
             /// to the method's order (`tests/papers/mixed_constraints.rs`).
             ///
-            /// Properties: order `2S − 2` in `q` and `p`, `λ` of order `S` for even `S` and
-            /// `S − 1` for odd `S` (spec 002 eq. (20)); `A(q) v = 0` at every node and stage;
-            /// time-symmetric; not symplectic.
+            /// Properties: order `2S − 2` in `q`, `p` and `λ` (measured, `tests/stages/sleigh.rs`);
+            /// `A(q) v = 0` at every node and stage; not symplectic. Not time-symmetric: a step
+            /// back misses by `O(h^(S+2))`, and on a reversible system (the transmission of
+            /// spec 002 §5.2) the energy error grows slowly where the carried map's stays
+            /// bounded; use [`NonholonomicLobattoCarried`] there if the `λ` mode stays small.
             NonholonomicLobatto<S in 2..=10> {
                 marker: unit,
                 label: "Lobatto IIIA-IIIB, nonholonomic",
                 family: PrkNonholonomic,
+                source: "Martín de Diego, Sato Martín de Almagro, eqs. (14), App. D; spec 002 S4; λₖ recomputed",
+                equations: "(14), Λ¹ from §2.2",
+                unknowns: [V[S]: d, Lambda[S]: k, v[S]: d],
+                order: { q: 2 * S - 2, p: 2 * S - 2, multipliers: Some(2 * S - 2) },
+                energy: Drifts,
+                symplectic: false,
+                requires: { mass: Regular, constraints: Nonholonomic, model: Any, forces: true },
+                constraints_at_nodes: false,
+                note: "`A(q) v = 0` at nodes and stages (holonomic `g` at velocity level: `G v = 0`, `g` to the order); `λₖ` recomputed each step: no growing `λ` mode, not time-symmetric",
+            }
+
+            /// The nonholonomic Lobatto IIIA–IIIB method with `S` stages as the paper defines it
+            /// (Martín de Diego, Sato Martín de Almagro, eqs. (14), App. D; spec 002 S4): the
+            /// equations of [`NonholonomicLobatto`] with `Λ¹ = λₖ` carried from the previous
+            /// step, `λₖ₊₁ = Λˢ`, a map on `(q, p, λ)`. A state without `λ` gets the multiplier
+            /// of the continuous equations (spec 002 §4.8), without which the orders drop.
+            ///
+            /// Properties: order `2S − 2` in `q` and `p`, `λ` of order `S` for even `S` and
+            /// `S − 1` for odd `S` (spec 002 eq. (20)); `A(q) v = 0` at every node and stage;
+            /// time-symmetric; not symplectic. The carried `λ` has a spurious mode multiplied
+            /// each step by `(−1)^(s−1) (1 + κh/(s−1))`: where `κ > 0` for long (the Chaplygin
+            /// sleigh) it grows until the trajectory is wrong (docs/schemes.md); the
+            /// reproduction of the paper's results, not the scheme for new work.
+            NonholonomicLobattoCarried<S in 2..=10> {
+                marker: unit,
+                label: "Lobatto IIIA-IIIB, nonholonomic, carried λ",
+                family: PrkNonholonomicCarried,
                 source: "Martín de Diego, Sato Martín de Almagro, eqs. (14), App. D; spec 002 S4",
                 equations: "(14)",
                 unknowns: [V[S]: d, Lambda[S]: k, v[S]: d],
@@ -747,7 +798,7 @@ macro_rules! with_catalogue {
                 symplectic: false,
                 requires: { mass: Regular, constraints: Nonholonomic, model: Any, forces: true },
                 constraints_at_nodes: false,
-                note: "`A(q) v = 0` at nodes and stages (holonomic `g` at velocity level: `G v = 0`, `g` to the order); the state carries `λ` (from the continuous equations at the start)",
+                note: "the paper's map on `(q, p, λ)`, `λ` carried; its `λ` mode can grow (the Chaplygin sleigh): for reproducing the paper",
             }
         }
     };

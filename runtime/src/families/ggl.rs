@@ -5,6 +5,7 @@ use nalgebra::SVector;
 
 use crate::error::SolveError;
 use crate::model::{Model, Real};
+use crate::schemes::info::SchemeInfo;
 use crate::solve::sparse::{self, NeedsPivoting, Plan};
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
 use crate::state::GglState;
@@ -148,9 +149,64 @@ where
     }
 }
 
+/// How far the energy of a converged step of an energy-conserving scheme may move, in
+/// Newton tolerances times the energy's scale ([`energy_balance`]).
+///
+/// The energy balance of these schemes is an identity of their equations (e.g.
+/// `E¹ − E⁰ = 𝖣V·r_q + v^½·r_p` for EM's (84) with residuals `r`), so a converged step
+/// moves `E` by about the residual times a velocity or a force, a small multiple of the
+/// tolerance times the energy's scale at most, and in practice far less (on the papers'
+/// models 1e-12 of the energy at the default tolerance 1e-9, a thousandth of a
+/// tolerance). A step that lands on another root of the step equations moves it by
+/// more: the free body with Null-EML at `h = 0.05` (`tests/contracts/energy_balance.rs`) takes 24
+/// iterations at step 160 to a root 7.4e-4 away in energy, 110 tolerances of its scale
+/// 6 764. Ten tolerances refuses that with a factor of eleven to spare.
+pub const ENERGY_BALANCE_TOLERANCES: f64 = 10.0;
+
+/// `Ok` if the step from `start` to `next` keeps the energy `E = p·v − L(q, v)` (the
+/// states' own `v`: the quantity every energy-conserving scheme of the catalogue keeps,
+/// [`Diagnostics::energy`](crate::Diagnostics::energy)) to within
+/// [`ENERGY_BALANCE_TOLERANCES`] Newton tolerances (at least `64 ε` each) times
+/// `max(1, |E⁰|, |p⁰·v⁰|)` (the energy's size, `p·v` counting a kinetic energy that a
+/// potential cancels); otherwise
+/// [`SolveError::EnergyBalance`]: Newton converged, but to a solution that is not the
+/// step (another root of the equations).
+pub fn energy_balance<T, Mdl, const D: usize, const M: usize>(
+    model: &Mdl,
+    start: &GglState<T, D, M>,
+    next: &GglState<T, D, M>,
+    tolerance: T,
+    iterations: u32,
+) -> Result<(), SolveError<T>>
+where
+    T: Real,
+    Mdl: Model<T, D, M>,
+{
+    let energy = |s: &GglState<T, D, M>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
+    let (before, after) = (energy(start), energy(next));
+    let scale = T::one().max(before.abs()).max(start.p.dot(&start.v).abs());
+    // Not below the round-off of `p·v` and `L` at that scale (a tolerance near `ε`).
+    let floor = nalgebra::convert::<f64, T>(64.0) * T::default_epsilon();
+    let tolerance = tolerance.max(floor);
+    let allowed = nalgebra::convert::<f64, T>(ENERGY_BALANCE_TOLERANCES) * tolerance * scale;
+    let change = after - before;
+    // A NaN or infinite change is refused too.
+    if !change.is_finite() || change.abs() > allowed {
+        return Err(SolveError::EnergyBalance {
+            change,
+            allowed,
+            iterations,
+        });
+    }
+    Ok(())
+}
+
 /// One step of a GGL scheme: Newton on the generated equations, from the scheme's
 /// guess, in the workspace; the new state is [`DiscreteSystem::accept`] of the
-/// solution. `state` is only read, so a failed step leaves it as it was.
+/// solution. For a scheme that conserves the energy ([`SchemeInfo::CONSERVES_ENERGY`])
+/// on a model without forces, a solution that breaks the energy balance is refused
+/// ([`energy_balance`]), as a failed solve is. `state` is only read, so a failed step
+/// leaves it as it was.
 pub fn step<T, Mdl, S, K, const D: usize, const M: usize, const N: usize>(
     model: &Mdl,
     scheme: &S,
@@ -162,6 +218,7 @@ pub fn step<T, Mdl, S, K, const D: usize, const M: usize, const N: usize>(
 where
     T: Real,
     Mdl: DiscreteSystem<T, S, D, M, N>,
+    S: SchemeInfo,
     K: Storage,
 {
     let h = context.h;
@@ -179,7 +236,19 @@ where
         known: state,
     };
     let report = solve::solve(ws, &options.newton, &mut system)?;
-    Ok((model.accept(scheme, h, state, &ws.x), report))
+    let next = model.accept(scheme, h, state, &ws.x);
+    // With forces the energy changes by their work, which only the template's own
+    // force term gives exactly: such steps are not checked.
+    if S::CONSERVES_ENERGY && !Mdl::FORCED {
+        energy_balance(
+            model,
+            state,
+            &next,
+            options.newton.tolerance,
+            report.iterations,
+        )?;
+    }
+    Ok((next, report))
 }
 
 /// [`Step::equations`](crate::Step::equations) of a GGL scheme: the generated residual

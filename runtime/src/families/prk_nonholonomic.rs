@@ -23,7 +23,24 @@
 //! blocks of `K` and `D` for Newton, solved exactly in its first iteration. The
 //! constraint at stage 1 holds already (`q¹ = qₖ`, `p¹ = pₖ`, a consistent state).
 //! Outputs (14a): `qₖ₊₁ = qₖ + h Σⱼ bⱼ Vʲ`, `pₖ₊₁ = pₖ + h Σⱼ b̂ⱼ Wʲ`, `vₖ₊₁ = vˢ`,
-//! `λₖ₊₁ = Λˢ`.
+//! and `λₖ₊₁` (below).
+//!
+//! # The multiplier at the start of a step
+//!
+//! The paper's map is on `(q, p, λ)`: `λₖ₊₁ = Λˢ`, the next step's `Λ¹`
+//! ([`Carried`], [`NonholonomicLobattoCarried`]). That map has a spurious mode, almost
+//! pure `λ`, multiplied each step by `(−1)^(s−1) (1 + κh/(s−1))`: Lobatto IIIA's
+//! `R_A(∞) = (−1)^(s−1)` times an `O(h)` factor of the model's (on the Chaplygin sleigh
+//! `κ = m a u/(I + m a²)`, positive while it moves forward). Where `κ > 0` for long the
+//! mode, seeded by `λ`'s `O(hᵖ)` error, grows until the trajectory is wrong: the sleigh
+//! brakes and reverses, which the physical one never does (`tests/stages/sleigh.rs`,
+//! docs/schemes.md). With [`Recomputed`] ([`NonholonomicLobatto`], the default) `Λ¹`
+//! is the continuous multiplier at `(qₖ, vₖ, tₖ)` every step (spec 002 §2.2,
+//! [`nonholonomic_multiplier`](crate::nonholonomic_multiplier)), whatever the state
+//! carries: nothing is carried, so there is no mode; `q`, `p` keep the order `2s − 2`,
+//! and the state's `λₖ₊₁`, the same formula at the new node, has it too. The map is
+//! then not time-symmetric (a step back misses by `O(h^(s+2))`), and on reversible
+//! systems its energy error grows slowly where the carried map's stays bounded.
 //!
 //! The exact Jacobian, with `K_qq(j) = D₁₁L(j) + ∂(A(q)ᵀ Λʲ)/∂q` at `(Qʲ, Vʲ)`:
 //!
@@ -39,17 +56,20 @@
 //! ([`PointKernels::PATTERNS`], [`NonholonomicKernels::PATTERNS`]) and factored along
 //! the elimination plan `model!` hands the workspace when one pays
 //! ([`with_plan`](super::stages::StageWorkspace::with_plan): `Λ¹`'s identity is a pivot
-//! of its own, the later stages' multipliers have none), by the dense LU otherwise. A
-//! state without `λ` gets the multiplier of the continuous equations at its `(q, v)`
-//! (spec 002 §4.8).
+//! of its own, the later stages' multipliers have none), by the dense LU otherwise. With
+//! the carried multiplier, a state without `λ` gets the multiplier of the continuous
+//! equations at its `(q, v)` (spec 002 §4.8).
 //!
 //! The step, the workspace ([`PrkNonholonomicWorkspace`], an alias), Newton's system and
 //! the plan are the stage skeleton's ([`super::stages`]). This module is the family's
-//! part: `λₖ` from the state (its [`StepStart`] impl), its layout, its kernel buffers
+//! part: `λₖ` (the state's, its [`StepStart`] impl, or recomputed), its layout, its kernel buffers
 //! ([`Buffers`]: a constrained point of `families/point.rs` with `R = A`, and
 //! `∂(A v)/∂q`) and, in their impl of [`StageEquations`], Newton's starting point, the
 //! equations, the Jacobian above (a stage's rows through the shared `Stage::legendre`
 //! and `Stage::force`, then `Cⱼ` and `Lⱼ`) and (14a).
+use core::fmt::Debug;
+use core::marker::PhantomData;
+
 use nalgebra::SVector;
 
 use super::blocks::{Assembly, Kernel};
@@ -59,35 +79,76 @@ use super::stages::{StageWorkspace, StepStart};
 use crate::error::SolveError;
 use crate::kernels::{NonholonomicKernels, PointKernels};
 use crate::model::Real;
-use crate::schemes::NonholonomicLobatto;
+use crate::schemes::{NonholonomicLobatto, NonholonomicLobattoCarried};
 use crate::solve::Storage;
 use crate::state::multiplier::multiplier;
 use crate::state::NonholonomicState;
 
 pub use super::stages::{equations, step};
 
-/// Memory of a step: Newton's workspace for the `N = S (2D + K)` unknowns, the tableau,
-/// and the kernel buffers, every `D × D` matrix in storage `Z`.
+/// Memory of a step of [`NonholonomicLobatto`] (the recomputed multiplier): Newton's
+/// workspace for the `N = S (2D + K)` unknowns, the tableau, and the kernel buffers,
+/// every `D × D` matrix in storage `Z`.
 #[rustfmt::skip]
 pub type PrkNonholonomicWorkspace<T, const S: usize, const D: usize, const K: usize, const N: usize, Z> =
-    StageWorkspace<T, Buffers<T, D, K, Z>, S, N, Z>;
+    StageWorkspace<T, Buffers<T, D, K, Z, Recomputed>, S, N, Z>;
+
+/// Memory of a step of [`NonholonomicLobattoCarried`] (the paper's carried multiplier),
+/// as [`PrkNonholonomicWorkspace`].
+#[rustfmt::skip]
+pub type PrkNonholonomicCarriedWorkspace<T, const S: usize, const D: usize, const K: usize, const N: usize, Z> =
+    StageWorkspace<T, Buffers<T, D, K, Z, Carried>, S, N, Z>;
+
+/// Where a step's first multiplier `Λ¹ = λₖ` comes from (module docs, "The multiplier
+/// at the start of a step").
+pub trait MultiplierRule: Clone + Copy + Debug + PartialEq + Default {
+    /// The scheme marker of the family with this rule.
+    type Scheme<const S: usize>;
+    /// `true`: `λₖ` is the previous step's `Λˢ` (the paper's map on `(q, p, λ)`);
+    /// `false`: the multiplier of the continuous equations at `(qₖ, vₖ, tₖ)`.
+    const CARRIED: bool;
+}
+
+/// `λₖ` from the continuous equations at the step's start, every step
+/// ([`NonholonomicLobatto`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recomputed;
+
+/// `λₖ` carried from the previous step's `Λˢ`, as the paper's map
+/// ([`NonholonomicLobattoCarried`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Carried;
+
+impl MultiplierRule for Recomputed {
+    type Scheme<const S: usize> = NonholonomicLobatto<S>;
+    const CARRIED: bool = false;
+}
+
+impl MultiplierRule for Carried {
+    type Scheme<const S: usize> = NonholonomicLobattoCarried<S>;
+    const CARRIED: bool = true;
+}
 
 /// The family's kernel buffers: the kernels of one point, with `A(q)` as the
-/// constraint matrix, and `∂(A v)/∂q`.
+/// constraint matrix, and `∂(A v)/∂q`; `R` is the rule for `λₖ`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Buffers<T: Real, const D: usize, const K: usize, Z: Storage> {
+pub struct Buffers<T: Real, const D: usize, const K: usize, Z: Storage, R: MultiplierRule> {
     a_v_q: [[T; K]; D],
     point: Constrained<T, D, K, Z, Nonholonomic>,
+    rule: PhantomData<R>,
 }
 
 /// Unknowns `X = (V¹ … Vˢ, Λ¹ … Λˢ, v¹ … vˢ)`: `N = S (2D + K)`.
-impl<T: Real, const D: usize, const K: usize, Z: Storage> StageBuffers for Buffers<T, D, K, Z> {
+impl<T: Real, const D: usize, const K: usize, Z: Storage, R: MultiplierRule> StageBuffers
+    for Buffers<T, D, K, Z, R>
+{
     const PER_STAGE: usize = 2 * D + K;
     const AFTER_STAGES: usize = 0;
     fn zeros() -> Self {
         Self {
             a_v_q: [[T::zero(); K]; D],
             point: Constrained::zeros(),
+            rule: PhantomData,
         }
     }
 }
@@ -163,13 +224,30 @@ impl<T: Real, const S: usize, const D: usize, const K: usize> Iterate<T, S, D, K
     }
 }
 
-impl<T: Real, Mdl, Z: Storage, const S: usize, const D: usize, const K: usize, const N: usize>
-    StageEquations<T, Mdl, S, D, N> for Buffers<T, D, K, Z>
+impl<T, Mdl, Z, R, const S: usize, const D: usize, const K: usize, const N: usize>
+    StageEquations<T, Mdl, S, D, N> for Buffers<T, D, K, Z, R>
 where
+    T: Real,
     Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
+    Z: Storage,
+    R: MultiplierRule,
 {
-    type Scheme = NonholonomicLobatto<S>;
+    type Scheme = R::Scheme<S>;
     type State = NonholonomicState<T, D, K>;
+
+    /// `λₖ`: carried, the state's (the continuous one if it has none); recomputed, the
+    /// continuous one at `(qₖ, vₖ, tₖ)` whatever the state carries, so that no error of
+    /// a previous step's `Λˢ` reaches this one (module docs).
+    fn start(
+        model: &Mdl,
+        state: &NonholonomicState<T, D, K>,
+    ) -> Result<SVector<T, K>, SolveError<T>> {
+        if R::CARRIED {
+            state.extra(model)
+        } else {
+            multiplier(model, state.t, &state.q, &state.v)
+        }
+    }
 
     /// `Vⁱ = vⁱ = vₖ`, `Λⁱ = λₖ`.
     fn guess(
@@ -236,7 +314,7 @@ where
         let (model, h, tab) = (node.model, node.h, node.tableau);
         let p_av = <Mdl as NonholonomicKernels<T, D, K>>::PATTERNS.map(|p| p.times_v);
         let evaluate = out.adds();
-        let Buffers { a_v_q, point } = self;
+        let Buffers { a_v_q, point, .. } = self;
         for j in 0..S {
             let qj = &it.q[j];
             let (crow, vcol) = (L::<S, D, K>::multiplier(j), L::<S, D, K>::velocity(j));
@@ -274,8 +352,10 @@ where
         }
     }
 
-    /// (14a): `qₖ₊₁ = qₖ + h Σⱼ bⱼ Vʲ`, `pₖ₊₁ = pₖ + h Σⱼ b̂ⱼ Wʲ`, `vₖ₊₁ = vˢ`,
-    /// `λₖ₊₁ = Λˢ`.
+    /// (14a): `qₖ₊₁ = qₖ + h Σⱼ bⱼ Vʲ`, `pₖ₊₁ = pₖ + h Σⱼ b̂ⱼ Wʲ`, `vₖ₊₁ = vˢ`;
+    /// `λₖ₊₁ = Λˢ` carried, the continuous multiplier at `(qₖ₊₁, vₖ₊₁, tₖ₊₁)` recomputed
+    /// (of the order of `q` and `v`, where `Λˢ` has the paper's lower order (20c); `Λˢ`
+    /// if that system is singular there, and the next step refuses the state).
     fn next_state(
         &mut self,
         node: &Node<'_, T, Mdl, S, D, K>,
@@ -284,12 +364,22 @@ where
         let tab = node.tableau;
         let it = Iterate::<T, S, D, K>::new(node, x);
         let w = it.forces(node, &mut self.point);
+        let (t, q, v) = (
+            node.t0 + node.h,
+            node.combine(node.q0, &it.v_stage, &tab.b),
+            it.v[S - 1],
+        );
+        let lambda = if R::CARRIED {
+            it.lambda[S - 1]
+        } else {
+            multiplier(node.model, t, &q, &v).unwrap_or(it.lambda[S - 1])
+        };
         NonholonomicState {
-            t: node.t0 + node.h,
-            q: node.combine(node.q0, &it.v_stage, &tab.b),
+            t,
+            q,
             p: node.combine(node.p0, &w, &tab.b_hat),
-            v: it.v[S - 1],
-            lambda: Some(it.lambda[S - 1]),
+            v,
+            lambda: Some(lambda),
         }
     }
 }

@@ -8,7 +8,7 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::error::InitError;
 use crate::model::{Model, Real};
-use crate::solve::lu::Lu;
+use crate::solve::lu::{self, Lu};
 use crate::solve::max_abs;
 use crate::state::GglState;
 
@@ -40,46 +40,82 @@ pub enum Consistency<T> {
 /// coordinates are never inverted; and where `M` is regular it gives the `M`-metric
 /// results exactly: a correction `δ` with `M δ ∈ range Gᵀ` and `G δ` prescribed solves
 /// `M̃ δ ∈ range Gᵀ` too, since `α GᵀG δ` is in `range Gᵀ`.
-struct Metric<T: Real, const D: usize, const M: usize> {
-    lu: Lu<T, D>,
+///
+/// It is the one `D × D` matrix of the computation: built and factored in place in a
+/// buffer [`constrained`] owns and reuses for every factorisation (`GᵀG` is read entry
+/// by entry, never formed), so that a chain of 64 links (192 coordinates, 288 KiB a
+/// matrix) fits a 2 MiB thread as its step does (`tests/contracts/consistent_stack.rs`).
+struct Metric<T: Real, const D: usize> {
+    /// `M̃`'s LU factors, column-stored ([`lu::factor_in_place`]).
+    lu: [[T; D]; D],
+    perm: [usize; D],
     alpha: T,
 }
 
-impl<T: Real, const D: usize, const M: usize> Metric<T, D, M> {
-    fn at<Mdl: Model<T, D, M>>(
+impl<T: Real, const D: usize> Metric<T, D> {
+    fn new() -> Self {
+        Self {
+            lu: [[T::zero(); D]; D],
+            perm: [0; D],
+            alpha: T::zero(),
+        }
+    }
+
+    /// Builds `M̃` at `(q, v)` in the buffer and factors it there.
+    fn factor_at<Mdl: Model<T, D, M>, const M: usize>(
+        &mut self,
         model: &Mdl,
         q: &SVector<T, D>,
         v: &SVector<T, D>,
         g_jac: &SMatrix<T, M, D>,
-    ) -> Result<Self, InitError<T>> {
-        let mass = model.mass_matrix(q, v);
-        let gtg = g_jac.transpose() * g_jac;
-        let scale = max_abs_matrix(&gtg);
-        let alpha = if scale > T::zero() {
-            max_abs_matrix(&mass) / scale
+    ) -> Result<(), InitError<T>> {
+        self.lu = model.mass_matrix(q, v).data.0;
+        // (GᵀG)ᵢⱼ, one entry at a time.
+        let gtg = |i: usize, j: usize| {
+            let mut sum = T::zero();
+            for k in 0..M {
+                sum += g_jac[(k, i)] * g_jac[(k, j)];
+            }
+            sum
+        };
+        let (mut mass_scale, mut gtg_scale) = (T::zero(), T::zero());
+        for (j, column) in self.lu.iter().enumerate() {
+            for (i, entry) in column.iter().enumerate() {
+                mass_scale = mass_scale.max(entry.abs());
+                gtg_scale = gtg_scale.max(gtg(i, j).abs());
+            }
+        }
+        self.alpha = if gtg_scale > T::zero() {
+            mass_scale / gtg_scale
         } else {
             T::zero()
         };
-        let lu = Lu::factor(mass + gtg * alpha).map_err(|_| InitError::SingularConstraints)?;
-        Ok(Self { lu, alpha })
+        let alpha = self.alpha;
+        for (j, column) in self.lu.iter_mut().enumerate() {
+            for (i, entry) in column.iter_mut().enumerate() {
+                *entry += gtg(i, j) * alpha;
+            }
+        }
+        lu::factor_in_place(&mut self.lu, &mut self.perm)
+            .map_err(|_| InitError::SingularConstraints)
     }
 
-    /// `W = M̃⁻¹ Gᵀ`.
-    fn inverse_gt(&self, g_jac: &SMatrix<T, M, D>) -> SMatrix<T, D, M> {
+    /// `W = M̃⁻¹ Gᵀ`, column by column.
+    fn inverse_gt<const M: usize>(&self, g_jac: &SMatrix<T, M, D>) -> SMatrix<T, D, M> {
         let mut w = g_jac.transpose();
-        self.lu.solve_matrix_in_place(&mut w);
+        for c in 0..M {
+            let mut column: SVector<T, D> = w.column(c).into_owned();
+            lu::solve_in_place(&self.lu, &self.perm, &mut column);
+            w.set_column(c, &column);
+        }
         w
     }
 
     /// `M̃⁻¹ x`.
     fn solve(&self, mut x: SVector<T, D>) -> SVector<T, D> {
-        self.lu.solve_in_place(&mut x);
+        lu::solve_in_place(&self.lu, &self.perm, &mut x);
         x
     }
-}
-
-fn max_abs_matrix<T: Real, const R: usize, const C: usize>(a: &SMatrix<T, R, C>) -> T {
-    a.iter().fold(T::zero(), |m, x| m.max(x.abs()))
 }
 
 /// `W (G W)⁻¹ y`: the M-orthogonal correction that removes `y` from `G x`.
@@ -144,32 +180,12 @@ impl<T: Real, const D: usize, const M: usize> GglState<T, D, M> {
         if !all_finite(v.as_slice()) {
             return Err(InitError::NonFiniteInput { field: "v" });
         }
-        let (q, v) = match mode {
-            Consistency::Reject { tolerance } => {
-                let position = max_abs(&model.constraints(&q));
-                let velocity = max_abs(&(model.constraint_jacobian(&q) * v));
-                // Written so that NaN is rejected too.
-                if !(position <= tolerance && velocity <= tolerance) {
-                    return Err(InitError::Inconsistent { position, velocity });
-                }
-                (q, v)
-            }
-            Consistency::Project { tolerance } => project(model, q, v, tolerance)?,
+        let (q, v, lambda) = if M == 0 {
+            // No constraints: nothing to check, project or solve for.
+            (q, v, SVector::zeros())
+        } else {
+            constrained(model, q, v, mode)?
         };
-
-        // G M̃⁻¹ Gᵀ λ = G M̃⁻¹ (∂L/∂q − α Gᵀ c) + c, from M q̈ = ∂L/∂q − Gᵀ λ and
-        // G q̈ + c = 0 (α Gᵀ (G q̈ + c) added to the first).
-        let mut lambda = SVector::<T, M>::zeros();
-        if M > 0 {
-            let g_jac = model.constraint_jacobian(&q);
-            let metric = Metric::at(model, &q, &v, &g_jac)?;
-            let curvature = model.constraint_curvature(&q, &v);
-            let force = model.dl_dq(&q, &v) - g_jac.transpose() * curvature * metric.alpha;
-            lambda = g_jac * metric.solve(force) + curvature;
-            let lu = Lu::factor(g_jac * metric.inverse_gt(&g_jac))
-                .map_err(|_| InitError::SingularConstraints)?;
-            lu.solve_in_place(&mut lambda);
-        }
 
         let state = Self {
             t: T::zero(),
@@ -201,12 +217,53 @@ fn all_finite<T: Real>(x: &[T]) -> bool {
     x.iter().all(|x| x.is_finite())
 }
 
-/// [`Consistency::Project`]: positions by Newton-type projection, then velocities.
+/// A consistent `(q, v)` and its `λ`.
+type Node<T, const D: usize, const M: usize> = (SVector<T, D>, SVector<T, D>, SVector<T, M>);
+
+/// The constrained part of [`GglState::consistent`]: `(q, v)` checked or projected,
+/// and `λ`, with one [`Metric`] for every factorisation. Kept out of line, so that its
+/// `D × D` buffer is on the stack only when there are constraints.
+#[inline(never)]
+fn constrained<T: Real, Mdl: Model<T, D, M>, const D: usize, const M: usize>(
+    model: &Mdl,
+    q: SVector<T, D>,
+    v: SVector<T, D>,
+    mode: Consistency<T>,
+) -> Result<Node<T, D, M>, InitError<T>> {
+    let mut metric = Metric::new();
+    let (q, v) = match mode {
+        Consistency::Reject { tolerance } => {
+            let position = max_abs(&model.constraints(&q));
+            let velocity = max_abs(&(model.constraint_jacobian(&q) * v));
+            // Written so that NaN is rejected too.
+            if !(position <= tolerance && velocity <= tolerance) {
+                return Err(InitError::Inconsistent { position, velocity });
+            }
+            (q, v)
+        }
+        Consistency::Project { tolerance } => project(model, q, v, tolerance, &mut metric)?,
+    };
+    // G M̃⁻¹ Gᵀ λ = G M̃⁻¹ (∂L/∂q − α Gᵀ c) + c, from M q̈ = ∂L/∂q − Gᵀ λ and
+    // G q̈ + c = 0 (α Gᵀ (G q̈ + c) added to the first).
+    let g_jac = model.constraint_jacobian(&q);
+    metric.factor_at(model, &q, &v, &g_jac)?;
+    let curvature = model.constraint_curvature(&q, &v);
+    let force = model.dl_dq(&q, &v) - g_jac.transpose() * curvature * metric.alpha;
+    let mut lambda = g_jac * metric.solve(force) + curvature;
+    let lu = Lu::factor(g_jac * metric.inverse_gt(&g_jac))
+        .map_err(|_| InitError::SingularConstraints)?;
+    lu.solve_in_place(&mut lambda);
+    Ok((q, v, lambda))
+}
+
+/// [`Consistency::Project`]: positions by Newton-type projection, then velocities, the
+/// metric refactored in `metric` at each new position.
 fn project<T: Real, Mdl: Model<T, D, M>, const D: usize, const M: usize>(
     model: &Mdl,
     mut q: SVector<T, D>,
     v: SVector<T, D>,
     tolerance: T,
+    metric: &mut Metric<T, D>,
 ) -> Result<(SVector<T, D>, SVector<T, D>), InitError<T>> {
     let mut iterations = 0;
     loop {
@@ -222,12 +279,12 @@ fn project<T: Real, Mdl: Model<T, D, M>, const D: usize, const M: usize>(
             });
         }
         let g_jac = model.constraint_jacobian(&q);
-        let w = Metric::at(model, &q, &v, &g_jac)?.inverse_gt(&g_jac);
-        q -= correction(&g_jac, &w, g)?;
+        metric.factor_at(model, &q, &v, &g_jac)?;
+        q -= correction(&g_jac, &metric.inverse_gt(&g_jac), g)?;
         iterations += 1;
     }
     let g_jac = model.constraint_jacobian(&q);
-    let w = Metric::at(model, &q, &v, &g_jac)?.inverse_gt(&g_jac);
-    let v = v - correction(&g_jac, &w, g_jac * v)?;
+    metric.factor_at(model, &q, &v, &g_jac)?;
+    let v = v - correction(&g_jac, &metric.inverse_gt(&g_jac), g_jac * v)?;
     Ok((q, v))
 }

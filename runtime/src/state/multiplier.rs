@@ -7,7 +7,7 @@ use nalgebra::{SMatrix, SVector};
 use crate::error::{InitError, SolveError};
 use crate::kernels::{NonholonomicKernels, PointKernels};
 use crate::model::Real;
-use crate::solve::lu::Lu;
+use crate::solve::lu::{self, Lu};
 
 /// `λ` of the continuous nonholonomic equations at `(q, v)`:
 ///
@@ -50,9 +50,9 @@ where
     T: Real,
     Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
 {
+    // One `D × D` buffer, for `∂D₂L/∂q` and then `M`, factored in place: the recomputed
+    // nonholonomic family calls this twice a step, on the step's stack.
     let mut square = [[T::zero(); D]; D];
-    model.l_vv(q, v, &mut square);
-    let mass = SMatrix::<T, D, D>::from_data(nalgebra::ArrayStorage(square));
     // f = D₁L − (∂D₂L/∂q) v; `l_qv` holds ∂²L/∂qᵣ∂v꜀ at [c][r], so (∂D₂L/∂q)ᵢⱼ is [i][j].
     model.l_qv(q, v, &mut square);
     let mut f = model.l_q(q, v);
@@ -64,13 +64,19 @@ where
             f[i] -= e * v[j];
         }
     }
+    model.l_vv(q, v, &mut square);
+    let mut perm = [0; D];
+    lu::factor_in_place(&mut square, &mut perm)?;
     let mut a = [[T::zero(); K]; D];
     model.a(q, &mut a);
     let a = SMatrix::<T, K, D>::from_data(nalgebra::ArrayStorage(a));
-    let lu = Lu::factor(mass)?;
     let mut minv_at: SMatrix<T, D, K> = a.transpose();
-    lu.solve_matrix_in_place(&mut minv_at);
-    lu.solve_in_place(&mut f);
+    for c in 0..K {
+        let mut column: SVector<T, D> = minv_at.column(c).into_owned();
+        lu::solve_in_place(&square, &perm, &mut column);
+        minv_at.set_column(c, &column);
+    }
+    lu::solve_in_place(&square, &perm, &mut f);
     let mut a_v_q = [[T::zero(); K]; D];
     model.a_v_q(q, v, &mut a_v_q);
     let a_v_q = SMatrix::<T, K, D>::from_data(nalgebra::ArrayStorage(a_v_q));

@@ -29,7 +29,7 @@ where
     F: StageEquations<T, Mdl, S, D, N, Q>,
     K: Storage,
 {
-    let extra = state.extra(model)?;
+    let extra = F::start(model, state)?;
     let start = (state.positions(), state.momenta());
     // The step starts at the context's time (the state's, from the integrator).
     let (newton, mut system) = ws.split(model, (context.h, context.t), start, extra);
@@ -41,7 +41,7 @@ where
 
 /// [`Step::equations`](crate::Step::equations) of the family `F`: its equations and
 /// their assembled Jacobian at `x` (column by column), with the known values of
-/// [`StepStart::extra_for_equations`].
+/// [`StageEquations::start`], or where that fails [`StepStart::extra_for_equations`].
 #[allow(clippy::too_many_arguments)]
 pub fn equations<
     T: Real,
@@ -66,7 +66,7 @@ where
     F: StageEquations<T, Mdl, S, D, N, Q>,
 {
     WrongLength::check(N, x, r, jac)?;
-    let extra = state.extra_for_equations(model);
+    let extra = F::start(model, state).unwrap_or_else(|_| state.extra_for_equations(model));
     let start = (state.positions(), state.momenta());
     let (newton, mut system) = ws.split(model, (context.h, context.t), start, extra);
     newton.x.as_mut_slice().copy_from_slice(x);

@@ -134,6 +134,16 @@ pub trait StageEquations<
     /// What the family carries from node to node.
     type State: StepStart<T, Mdl, D, Q>;
 
+    /// What the step knows besides `(q⁰, p⁰)`: by default what the state gives
+    /// ([`StepStart::extra`]); a family may take it otherwise (the nonholonomic family's
+    /// recomputed multiplier).
+    fn start(
+        model: &Mdl,
+        state: &Self::State,
+    ) -> Result<<Self::State as StepStart<T, Mdl, D, Q>>::Extra, SolveError<T>> {
+        state.extra(model)
+    }
+
     /// Newton's starting point: every entry of `x`, from the state.
     fn guess(
         known: &KnownOf<'_, T, Mdl, Self, S, D, N, Q>,
