@@ -36,6 +36,7 @@
 //! ```
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 // Lets `::livens::...` paths of generated code resolve inside this crate too.
 extern crate self as livens;
@@ -47,8 +48,9 @@ pub use livens_runtime::*;
 pub mod prelude {
     pub use livens_runtime::schemes::*;
     pub use livens_runtime::{
-        Consistency, Diagnostics, DiscreteSystem, GglState, Guess, Integrator, Model, MomentumMaps,
-        NewtonOptions, NodeValues, NonholonomicState, Parameters, PhaseState, PointKernels,
-        SMatrix, SVector, SchemeInfo, Step, StepContext,
+        Consistency, DeclaredSchemes, Diagnostics, DiscreteSystem, FromNode, GglState, Guess,
+        Integrator, Model, MomentumMaps, NewtonOptions, NodeValues, NonholonomicState, Parameters,
+        PhaseState, PointKernels, SMatrix, SVector, SchemeInfo, SchemeVisitor, SolveError, Step,
+        StepContext,
     };
 }

@@ -1,40 +1,10 @@
-//! The model! grammar, parsed with syn. The accepted syntax:
+//! The model! grammar, parsed with syn. The grammar itself is documented once, on the
+//! `model!` macro (`lib.rs`), with a compiled example of every block; this module
+//! parses exactly that.
 //!
-//! ```text
-//! model! {
-//!     /// docs
-//!     pub struct Name {
-//!         params { /// docs
-//!                  m = 1.0, l = 1.0 }           // runtime parameters with defaults
-//!         requires { m > 0.0, l > 0.0 }         // conditions the parameters must meet
-//!         coords { r: Vec3, theta: Scalar }     // velocities are r_dot, theta_dot
-//!         coords { r: [Vec3; 10] }              // an array r[0] … r[9] (also Scalar)
-//!         coords { q: Quat }                    // a quaternion (q₀, q⃗) for a rigid body
-//!         invariants { pi: expr, ... }          // quadratic invariants the energies may
-//!                                               // use (the discrete gradients are built on
-//!                                               // them); of q and v: w: omega(q, q_dot)
-//!         let name = expr;                      // a named subexpression
-//!         kinetic = expr;                       // with potential = expr; or:
-//!         lagrangian = expr;
-//!         holonomic { name: expr, ... }         // scalar- or vector-valued g(q) = 0
-//!         holonomic { link: for i in 1..10 { expr } }  // a family: link[1] … link[9]
-//!         nonholonomic { name: expr, ... }      // A(q)·v = 0, linear in the velocities
-//!         momentum { name: rotation(e3), name: translation(e1), ... }
-//!         observables { name: expr, ... }       // quantities in q, v reported with the
-//!                                               // state (subsystem energies, …)
-//!         forces { x: expr, r[2]: expr }        // generalized forces F(q, v, t) on
-//!                                               // coordinates (time `t` allowed here)
-//!         schemes { GglEm, GglViA }
-//!     }
-//! }
-//! ```
-//!
-//! In expressions, `sum(i in 0..10, expr)` (rewritten to `sum(for i in 0..10 { expr })`
-//! before syn parses them; see `rewrite_sums`).
-//!
-//! Blocks may come in any order, each at most once (`let` any number of times).
-//! Reserved for later blocks, in the same style:
-//! `inputs { u: Vec3 }`, and the coordinate kinds `SO3`, `SE2`.
+//! In expressions, `sum(i in 0..10, expr)` is rewritten to `sum(for i in 0..10 { expr })`
+//! before syn parses them (see `rewrite_sums`). Blocks may come in any order, each at
+//! most once (`let` any number of times).
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;

@@ -3,6 +3,7 @@
 //! DSL's repetition. One model per file; the doc is the physics.
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 // The generated code names the runtime through `::livens`; this crate depends on the
 // runtime directly (the facade depends on this crate), so alias it.

@@ -98,11 +98,24 @@ impl<T: Real, Mdl: Step<T, S>, S, K: Storage> Integrator<T, Mdl, S, K> {
         self
     }
 
-    /// Replaces the Newton options.
+    /// Replaces the Newton options. Options that cannot work are refused by the next
+    /// step ([`SolveError::InvalidOptions`], the state kept); [`set_options`](Self::set_options)
+    /// refuses them at once.
     #[must_use]
     pub fn with_options(mut self, options: NewtonOptions<T>) -> Self {
         self.options.newton = options;
         self
+    }
+
+    /// Replaces the Newton options if they can work ([`NewtonOptions::validate`]: a
+    /// tolerance the scalar type can reach, a budget, a divergence factor above 1);
+    /// otherwise keeps the current ones and says which option is wrong.
+    pub fn set_options(&mut self, options: NewtonOptions<T>) -> Result<(), SolveError<T>> {
+        options
+            .validate()
+            .map_err(|reason| SolveError::InvalidOptions { reason })?;
+        self.options.newton = options;
+        Ok(())
     }
 
     /// Advances the state by one step of size `h` from the state's time.

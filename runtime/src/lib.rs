@@ -15,7 +15,7 @@
 //! is a parameter of its own rather than `2 * D + 2 * M`).
 #![no_std]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;

@@ -409,7 +409,7 @@ where
         if n > 0 {
             let before = Mdl::FORCED.then(|| {
                 let s = sim.state();
-                (s.time(), *s.positions(), velocity(sim.model(), s))
+                (s.time(), *s.positions(), s.node_velocities(sim.model()))
             });
             if interrupt::requested() {
                 interrupted = true;
@@ -480,10 +480,9 @@ where
 
         row.clear();
         row.push(s.time());
-        let v_of_p = sim.model().velocity(s.positions(), s.momenta());
-        let v = s.velocities().unwrap_or(&v_of_p);
+        let v = s.node_velocities(sim.model());
         row.extend(s.positions().iter());
-        for block in [v, s.momenta()] {
+        for block in [&v, s.momenta()] {
             row.extend(block.iter());
         }
         // A block the state does not carry yet (a nonholonomic state's λ before its first
@@ -506,7 +505,7 @@ where
             row.push(d.nonholonomic_residual);
         }
         let mut k = 0;
-        sim.model().observables(s.positions(), v, &mut |_, x| {
+        sim.model().observables(s.positions(), &v, &mut |_, x| {
             row.push(x);
             if let Some((_, lo, hi)) = observables.get_mut(k) {
                 *lo = lo.min(x);
@@ -557,20 +556,6 @@ where
     })
 }
 
-/// The velocities of a state: its own, or `M⁻¹ p` for a state that does not carry them.
-fn velocity<Mdl, St, const D: usize, const M: usize, const Q: usize>(
-    model: &Mdl,
-    s: &St,
-) -> SVector<f64, D>
-where
-    Mdl: Model<f64, D, M, Q>,
-    St: NodeValues<f64, D, Q>,
-{
-    s.velocities()
-        .copied()
-        .unwrap_or_else(|| model.velocity(s.positions(), s.momenta()))
-}
-
 /// The forces' work over one step, `h F(q^½, v^½, tⁿ + h/2)·v^½`, from `(tⁿ, qⁿ, vⁿ)`
 /// and the state after the step. On a group `q^½` is halfway along the retraction's
 /// increment; in a vector space the mean, as the schemes' own midpoint. With `hermite`
@@ -591,7 +576,7 @@ where
     St: NodeValues<f64, D, Q>,
 {
     type Sp<Mdl, const D: usize, const Q: usize> = <Mdl as Configuration<f64, D, Q>>::Space;
-    let (q1, v1) = (*after.positions(), velocity(model, after));
+    let (q1, v1) = (*after.positions(), after.node_velocities(model));
     if hermite && <Sp<Mdl, D, Q> as Space<f64, D, Q>>::FLAT && D == Q {
         // In a vector space Q = D: the positions as D numbers.
         let (q0, q1) = (

@@ -286,17 +286,46 @@ fn default_options_work_in_f32() {
 
 #[test]
 fn an_unreachable_tolerance_is_named_as_such() {
-    // f32 with the f64 paper's tolerance: the residual stalls at round-off. Before, the
-    // error said "try a smaller step size".
+    // f32 with the f64 paper's tolerance, below f32's machine epsilon: refused when the
+    // options are set, and by the step, before any iteration.
     let model = Pendulum3d::<f32>::default();
     let initial = pendulum_state(&Pendulum3d::new())
         .unwrap()
         .map(|x| x as f32);
-    let mut sim = Integrator::new(model, GglEm, 0.05, initial).with_options(NewtonOptions {
+    let below_epsilon = NewtonOptions {
         tolerance: 1e-12,
         ..NewtonOptions::default()
-    });
-    let e = sim.step().unwrap_err();
+    };
+    let mut sim = Integrator::new(model, GglEm, 0.05, initial);
+    let e = sim.set_options(below_epsilon).unwrap_err();
+    assert!(
+        matches!(e, SolveError::InvalidOptions { reason } if reason.contains("machine epsilon")),
+        "{e:?}"
+    );
+    assert_eq!(
+        *sim.options(),
+        NewtonOptions::default(),
+        "the old options are kept"
+    );
+    let e = sim.clone().with_options(below_epsilon).step().unwrap_err();
+    assert!(matches!(e, SolveError::InvalidOptions { .. }), "{e:?}");
+
+    // Above epsilon but below the round-off of this problem's residuals (entries of
+    // order g = 9.81): the residual stalls, and the error says so rather than "try a
+    // smaller step size".
+    let tight = NewtonOptions {
+        tolerance: f32::EPSILON,
+        ..NewtonOptions::default()
+    };
+    sim.set_options(tight).unwrap();
+    let e = (0..100)
+        .find_map(|_| {
+            let before = *sim.state();
+            sim.step()
+                .err()
+                .inspect(|_| assert_eq!(*sim.state(), before, "a failed step keeps the state"))
+        })
+        .expect("round-off stalls the residual within 100 steps");
     let SolveError::ToleranceUnreachable {
         tolerance,
         residual,
@@ -304,10 +333,9 @@ fn an_unreachable_tolerance_is_named_as_such() {
     else {
         panic!("{e:?}");
     };
-    assert_eq!(tolerance, 1e-12);
+    assert_eq!(tolerance, f32::EPSILON);
     assert!(residual > tolerance && residual < 1e-3, "{residual}");
     assert!(e.to_string().contains("loosen the tolerance"), "{e}");
-    assert_eq!(*sim.state(), initial);
 
     // A budget too small for a converging iteration is still a budget failure.
     let model = Pendulum3d::new();

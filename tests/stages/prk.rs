@@ -416,6 +416,26 @@ fn pendulum_start() -> PhaseState<f64, 2> {
     )
 }
 
+/// A phase state carries no velocities; `node_velocities` gives the ones whose momenta
+/// are the state's, through the configuration-dependent mass matrix, and a state that
+/// carries velocities gives its own.
+#[test]
+fn every_state_gives_its_node_velocities() {
+    let model = DoublePendulum::new();
+    let start = pendulum_start();
+    assert!(start.velocities().is_none());
+    let after = pendulum::<3>(8, start);
+    let v = after.node_velocities(&model);
+    let p = model.mass_matrix(&after.q, &v) * v;
+    assert!((p - after.p).amax() < 1e-14, "{p} against {}", after.p);
+    // Not the momenta themselves: the mass matrix is not the identity.
+    assert!((v - after.p).amax() > 1e-3);
+
+    let pendulum = livens_models::Pendulum3d::new();
+    let node = pendulum.initial_state().unwrap();
+    assert_eq!(node.node_velocities(&pendulum), node.v);
+}
+
 /// `(q, p)` of the double pendulum after `steps` steps of `S` stages over `t ≤ 1`.
 fn pendulum<const S: usize>(steps: u32, start: PhaseState<f64, 2>) -> PhaseState<f64, 2>
 where

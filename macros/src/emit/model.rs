@@ -19,9 +19,17 @@ pub fn items(model: &mut Model, quantities: &Quantities) -> TokenStream {
     let (dl, ml) = (lit(d), lit(m));
 
     // ---- struct and Default -------------------------------------------------------------
+    // Every public field is documented, so that a user's `#![deny(missing_docs)]` holds
+    // for generated models too: a parameter without a doc comment of its own (the
+    // second name of `/// Masses. m1 = 1.0, m2 = 3.0`) gets its name and default.
     let fields = model.params.iter().map(|prm| {
         let (attrs, n) = (&prm.attrs, &prm.name);
-        quote!(#(#attrs)* pub #n: T,)
+        let documented = attrs.iter().any(|a| a.path().is_ident("doc"));
+        let doc = (!documented).then(|| {
+            let text = format!("The parameter `{n}` (declared value {}).", prm.default);
+            quote!(#[doc = #text])
+        });
+        quote!(#(#attrs)* #doc pub #n: T,)
     });
     let defaults = model.params.iter().map(|prm| {
         let (n, v) = (&prm.name, Literal::f64_suffixed(prm.default));

@@ -62,7 +62,7 @@
 //!   blocks (`Inputs`).
 #![no_std]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 /// A parameter of a scheme, as the catalogue declares it: `S in 2..=10`. Both readers
 /// hold their entries' parameters in it.

@@ -52,6 +52,12 @@ impl<T: crate::Real> NewtonOptions<T> {
         if !(self.tolerance.is_finite() && self.tolerance > T::zero()) {
             return Err("the tolerance must be a positive finite number");
         }
+        // Below the scalar's machine epsilon a residual of unit scale cannot get: Newton
+        // would spend its budget on round-off and fail mid-run (`f32` with the paper's
+        // `1e-9`). Refused before the first step instead.
+        if self.tolerance < T::default_epsilon() {
+            return Err("the tolerance is below the scalar type's machine epsilon, which its residuals cannot reach (default_tolerance gives the paper's 1e-9 or 1000 ε)");
+        }
         if self.max_iterations == 0 {
             return Err("the iteration budget must be at least 1");
         }

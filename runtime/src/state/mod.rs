@@ -14,7 +14,7 @@ pub use phase::PhaseState;
 
 use nalgebra::SVector;
 
-use crate::model::Real;
+use crate::model::{Model, Real};
 
 /// The values of a state at its time node, whatever the scheme's layout: what
 /// [`Diagnostics`](crate::Diagnostics), the command's CSV and its plots read. The
@@ -31,6 +31,18 @@ pub trait NodeValues<T: Real, const D: usize, const Q: usize = D> {
     /// scheme's (VI-A's `v` belongs to the interval that ended at the node); `None`
     /// means "compute `v = M⁻¹ p` if you need it".
     fn velocities(&self) -> Option<&SVector<T, D>>;
+    /// The node's velocities for any state: the state's own ([`velocities`](Self::velocities)),
+    /// or `v = M⁻¹ p` from `model` for a state that carries none (the stage families'
+    /// [`PhaseState`] keeps `(q, p)` only), so that code generic over states never gets
+    /// nothing.
+    fn node_velocities<Mdl, const M: usize>(&self, model: &Mdl) -> SVector<T, D>
+    where
+        Mdl: Model<T, D, M, Q>,
+    {
+        self.velocities()
+            .copied()
+            .unwrap_or_else(|| model.velocity(self.positions(), self.momenta()))
+    }
     /// The multipliers the state carries, block by block (`lambda`, then `gamma` for the
     /// GGL layout): `visit(name, values)` once per block. None by default.
     fn multipliers(&self, visit: &mut dyn FnMut(&'static str, &[T])) {
