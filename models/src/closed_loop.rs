@@ -59,7 +59,7 @@ model! {
             px: translation(e1), py: translation(e2), pz: translation(e3),
             lx: rotation(e1), ly: rotation(e2), lz: rotation(e3),
         }
-        schemes { Eml, Reml, Mpl }
+        schemes { Eml, Reml, EmlPaper, RemlPaper, Mpl }
     }
 }
 

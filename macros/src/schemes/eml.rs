@@ -32,15 +32,29 @@ use super::algebra::{Algebra, Scalar, Vector};
 use super::common::{at, forces_at, Inputs, Setup, Template};
 use super::constraint_gradient::constraint_gradients;
 use super::discrete_gradient::{discrete_gradient_v, gonzalez_in, half_sum, invariant_groups};
+use super::hidden::Hidden;
 use crate::ir::Model;
 use crate::sym::{Id, VarId};
 
-/// The step equations.
+/// The step equations of the stabilised EML (the default; [`super::hidden`]): the
+/// paper's (72a–d) with each unit quaternion's `q·v = 0` and `q·p = 0` held at the nodes.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
+    template_with(model, inputs, true)
+}
+
+/// The step equations as the paper writes them, eqs. (72a–d) (`EmlPaper`).
+pub fn paper(model: &mut Model, inputs: &Inputs) -> Template {
+    template_with(model, inputs, false)
+}
+
+fn template_with(model: &mut Model, inputs: &Inputs, stabilised: bool) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, x, .. } = &setup;
     let (q1, v1, p1, lambda) = (&x[0], &x[1], &x[2], &x[3]);
-    let derivs = derivatives(model, &setup, q1, v1, Some(lambda));
+    let mut derivs = derivatives(model, &setup, q1, v1, Some(lambda));
+    let hidden = Hidden::of(model, inputs.quantities, stabilised);
+    let mu = hidden.mu(&mut model.graph, &k.q, q1, &k.v, k.h);
+    let nodal = derivs.nodal(model, &setup, &hidden, q1, &mu, v1, Some(p1));
     let residual = {
         let a = Algebra::new(model);
         let (q0, v0, p0) = (a.vector(&k.q), a.vector(&k.v), a.vector(&k.p));
@@ -48,12 +62,12 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         let h = a.scalar(k.h);
         let (vm, pm) = (a.midpoint(&v0, &v1), a.midpoint(&p0, &p1));
 
-        // (72a)
-        let r1 = &q1 - &q0 - h * &vm;
-        // (72b)
+        // (72a), with `+ h μ q^½` in the stabilised form (72a')
+        let r1 = &q1 - &q0 - h * &vm - h * &a.vector(&nodal.mu_q);
+        // (72b), (72b')
         let r2 = derivs.momentum_balance(&a, &p1, &p0, h);
-        // (72c)
-        let r3 = &pm - &a.vector(&derivs.dv_t);
+        // (72c), with `+ γ q^½` in (72c')
+        let r3 = &pm - &a.vector(&derivs.dv_t) + a.vector(&nodal.gamma_q);
         // (72d)
         let r4 = a.vector_at(&qs.g, &q1);
         [r2.ids, r1.ids, r3.ids, r4.ids]
@@ -73,6 +87,17 @@ pub(super) struct Derivatives {
     /// `F(q^½, v^½, tⁿ + h/2)` of a forced model (spec 001 §2.4, §3.5, so that
     /// `Eⁿ⁺¹ − Eⁿ = h F·v^½`, §4 item 11).
     pub forces: Option<Vec<Id>>,
+    /// `μ p^½ + γ v^½` in the stabilised blocks ((72b'), [`super::hidden`]), if any.
+    pub hidden: Option<Vec<Id>>,
+}
+
+/// The stabilised form's terms in (72a') and (72c') ([`super::hidden`]); zeros in the
+/// paper's form and outside the stabilised blocks.
+pub(super) struct Nodal {
+    /// `μ q^½`.
+    pub mu_q: Vec<Id>,
+    /// `γ q^½`.
+    pub gamma_q: Vec<Id>,
 }
 
 impl Derivatives {
@@ -85,9 +110,65 @@ impl Derivatives {
         h: Scalar<'a, 'm>,
     ) -> Vector<'a, 'm> {
         let r = p1 - p0 - h * &a.vector(&self.dq_t) + h * a.vector(&self.dv_g);
+        let r = match &self.hidden {
+            Some(x) => r + h * a.vector(x),
+            None => r,
+        };
         match &self.forces {
             Some(f) => r - h * a.vector(f),
             None => r,
+        }
+    }
+
+    /// The stabilised form's multipliers ([`super::hidden`]) for a step to `(q¹, v¹)`:
+    /// `μ` (given, [`Hidden::mu`]) and `γ` from `(q⁰, q¹, p⁰, ∂̄_v T)` in closed form, so
+    /// that (72a') gives `q¹·v¹ = 0` and (72c') `q¹·p¹ = 0`. Records `μ p^½ + γ v^½` for
+    /// (72b'), with `p^½` the unknown's mean (`p1`) or, eliminated, (72c')'s
+    /// `∂̄_v T − γ q^½`; returns the terms of (72a') and (72c').
+    #[allow(clippy::too_many_arguments)]
+    pub fn nodal(
+        &mut self,
+        model: &mut Model,
+        setup: &Setup,
+        hidden: &Hidden,
+        q1: &[Id],
+        mu: &[Id],
+        v1: &[Id],
+        p1: Option<&[Id]>,
+    ) -> Nodal {
+        let k = &setup.k;
+        let g = &mut model.graph;
+        let zeros = vec![g.zero(); setup.d];
+        if hidden.is_empty() {
+            return Nodal {
+                mu_q: zeros.clone(),
+                gamma_q: zeros,
+            };
+        }
+        let gamma = hidden.gamma(g, &k.q, q1, &k.p, &self.dv_t);
+        let qm = half_sum(g, &k.q, q1);
+        let vm = half_sum(g, &k.v, v1);
+        let gamma_q = hidden.along(g, &gamma, &qm);
+        let pm = match p1 {
+            Some(p1) => half_sum(g, &k.p, p1),
+            None => self
+                .dv_t
+                .iter()
+                .zip(&gamma_q)
+                .map(|(&x, &y)| g.sub(x, y))
+                .collect(),
+        };
+        let mu_p = hidden.along(g, mu, &pm);
+        let gamma_v = hidden.along(g, &gamma, &vm);
+        self.hidden = Some(
+            mu_p.iter()
+                .zip(&gamma_v)
+                .map(|(&x, &y)| g.add(x, y))
+                .collect(),
+        );
+        Nodal {
+            mu_q: hidden.along(g, mu, &qm),
+            gamma_q,
         }
     }
 }
@@ -123,6 +204,7 @@ pub(super) fn derivatives(
         dv_t,
         dv_g,
         forces,
+        hidden: None,
     }
 }
 

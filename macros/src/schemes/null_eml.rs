@@ -18,6 +18,7 @@
 use super::algebra::Algebra;
 use super::common::{Inputs, NextState, Setup, Template};
 use super::eml::derivatives;
+use super::hidden::Hidden;
 use super::reml::velocity;
 use crate::ir::{Model, Role};
 use crate::quaternion;
@@ -27,8 +28,18 @@ use crate::sym::{Func, Graph, Id};
 /// (truncation `|ϑ|⁶/46080 < 3e-23` there).
 const SERIES: f64 = 1e-6;
 
-/// The step equations.
+/// The step equations of the stabilised Null-EML (the default; [`super::hidden`]): the
+/// null-space form of the stabilised EML, `v¹` and `p¹` from (72a') and (72c').
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
+    template_with(model, inputs, true)
+}
+
+/// The step equations as the paper writes them, Remark 4.11 (`NullEmlPaper`).
+pub fn paper(model: &mut Model, inputs: &Inputs) -> Template {
+    template_with(model, inputs, false)
+}
+
+fn template_with(model: &mut Model, inputs: &Inputs, stabilised: bool) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, x, .. } = &setup;
     let theta = &x[0];
@@ -43,15 +54,19 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let (w_vars, q1): (Vec<_>, Vec<Id>) = (0..rotated.len())
         .map(|i| model.new_var(format!("q1_{i}"), Role::Intermediate(i)))
         .unzip();
-    let v1 = velocity(model, &setup, &q1);
-    let derivs = derivatives(model, &setup, &q1, &v1, None);
+    let hidden = Hidden::of(model, inputs.quantities, stabilised);
+    let mu = hidden.mu(&mut model.graph, &k.q, &q1, &k.v, k.h);
+    let v1 = velocity(model, &setup, &hidden, &q1, &mu);
+    let mut derivs = derivatives(model, &setup, &q1, &v1, None);
+    let nodal = derivs.nodal(model, &setup, &hidden, &q1, &mu, &v1, None);
     let (residual, next) = {
         let a = Algebra::new(model);
         let (q0, p0, q1) = (a.vector(&k.q), a.vector(&k.p), a.vector(&q1));
         let two = a.constant(2.0);
-        // (102)
-        let p1 = two * &a.vector(&derivs.dv_t) - &p0;
-        // (104)
+        // (102); (72c') in the stabilised form: `p¹ = 2 (∂̄_v T − γ q^½) − p⁰`
+        let p1 = two * &(a.vector(&derivs.dv_t) - a.vector(&nodal.gamma_q)) - &p0;
+        // (104): `G(q^½)` does not annihilate (72b')'s `μ p^½ + γ v^½`, which stay
+        // (`G(q^½) q^½ = 0` removes only `λ q^½`)
         let qm = a.midpoint(&q0, &q1);
         let balance = derivs.momentum_balance(&a, &p1, &p0, a.scalar(k.h));
         let null = a.call(|m| {

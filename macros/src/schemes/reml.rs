@@ -11,28 +11,45 @@
 //! ```
 //!
 //! with EML's discrete derivatives ([`super::eml`]): the same trajectory as EML (to
-//! round-off) with `d + m` unknowns instead of `3d + m`. The paper writes it for one rigid
+//! round-off) with `d + m` unknowns instead of `3d + m`. The default form is the
+//! stabilised one of [`super::hidden`] (`RemlPaper` the paper's), which keeps the
+//! unknowns: its multipliers are closed forms. The paper writes it for one rigid
 //! body; nothing in it is specific to one, so it takes any model EML takes.
 use super::algebra::Algebra;
 use super::common::{Inputs, NextState, Setup, Template};
+use super::discrete_gradient::half_sum;
 use super::eml::derivatives;
+use super::hidden::Hidden;
 use crate::ir::Model;
 use crate::sym::Id;
 
-/// The step equations.
+/// The step equations of the stabilised REML (the default; [`super::hidden`]): (101)–(103)
+/// with (72a') and (72c') solved instead of (72a) and (72c).
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
+    template_with(model, inputs, true)
+}
+
+/// The step equations as the paper writes them, eqs. (101)–(103) (`RemlPaper`).
+pub fn paper(model: &mut Model, inputs: &Inputs) -> Template {
+    template_with(model, inputs, false)
+}
+
+fn template_with(model: &mut Model, inputs: &Inputs, stabilised: bool) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, x, .. } = &setup;
     let (q1, lambda) = (&x[0], &x[1]);
-    let v1 = velocity(model, &setup, q1);
-    let derivs = derivatives(model, &setup, q1, &v1, Some(lambda));
+    let hidden = Hidden::of(model, inputs.quantities, stabilised);
+    let mu = hidden.mu(&mut model.graph, &k.q, q1, &k.v, k.h);
+    let v1 = velocity(model, &setup, &hidden, q1, &mu);
+    let mut derivs = derivatives(model, &setup, q1, &v1, Some(lambda));
+    let nodal = derivs.nodal(model, &setup, &hidden, q1, &mu, &v1, None);
     let (residual, next) = {
         let a = Algebra::new(model);
         let p0 = a.vector(&k.p);
         let (q1, lambda) = (a.vector(q1), a.vector(lambda));
-        // (102)
+        // (102); (72c') in the stabilised form: `p¹ = 2 (∂̄_v T − γ q^½) − p⁰`
         let two = a.constant(2.0);
-        let p1 = two * &a.vector(&derivs.dv_t) - &p0;
+        let p1 = two * &(a.vector(&derivs.dv_t) - a.vector(&nodal.gamma_q)) - &p0;
         // (103)
         let r1 = derivs.momentum_balance(&a, &p1, &p0, a.scalar(k.h));
         let r2 = a.vector_at(&qs.g, &q1);
@@ -45,11 +62,24 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     Template::new(model, &setup, residual, guess, next)
 }
 
-/// (101): `v¹ = (2/h)(q¹ − q⁰) − v⁰`, EML's (72a) solved for `v¹`.
-pub(super) fn velocity(model: &mut Model, setup: &Setup, q1: &[Id]) -> Vec<Id> {
+/// (101): `v¹ = (2/h)(q¹ − q⁰) − v⁰`, EML's (72a) solved for `v¹`; (72a') in the
+/// stabilised blocks, `− 2 μ q^½` more.
+pub(super) fn velocity(
+    model: &mut Model,
+    setup: &Setup,
+    hidden: &Hidden,
+    q1: &[Id],
+    mu: &[Id],
+) -> Vec<Id> {
     let k = &setup.k;
+    let mu_q = {
+        let g = &mut model.graph;
+        let qm = half_sum(g, &k.q, q1);
+        hidden.along(g, mu, &qm)
+    };
     let a = Algebra::new(model);
     let (q0, v0, q1) = (a.vector(&k.q), a.vector(&k.v), a.vector(q1));
-    let two_over_h = a.constant(2.0) / a.scalar(k.h);
-    (two_over_h * (&q1 - &q0) - &v0).ids
+    let two = a.constant(2.0);
+    let two_over_h = two / a.scalar(k.h);
+    (two_over_h * (&q1 - &q0) - &v0 - two * &a.vector(&mu_q)).ids
 }

@@ -369,6 +369,52 @@ macro_rules! with_catalogue {
             /// "Conserving integration of multibody systems with singular and non-constant mass
             /// matrix including quaternion-based rigid body dynamics", Sect. 4.2; spec 001 §2.2),
             /// for any `L = T(q, v) − V(q)`, the mass matrix possibly configuration-dependent and
+            /// singular (never inverted), stabilised at the nodes for unit quaternions:
+            ///
+            /// ```text
+            /// (72a') q¹ − q⁰ = h v^½ + h μ q^½
+            /// (72b') p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ − h μ p^½ − h γ v^½
+            /// (72c') p^½ = ∂̄_v T − γ q^½
+            /// (72d)  0 = g(q¹)
+            /// ```
+            ///
+            /// with the partitioned Gonzalez derivatives of `T`, eqs. (129)–(131) (midpoint
+            /// gradients where `T` is of degree ≤ 2 in an argument), the invariant-based `∇̄V` and
+            /// Gonzalez gradients of `g`. The `μ`, `γ` terms live in the blocks of unit
+            /// quaternions whose mass matrix is singular along `q` (zero elsewhere: the paper's
+            /// (72)), with `μ`, `γ` the closed forms that make `q¹·v¹ = 0` and `q¹·p¹ = 0`, the
+            /// unit norm's hidden constraints. In the paper's form (`EmlPaper`) the node
+            /// velocity's component along `q` is left to alternate and grows into an instability
+            /// that stops Newton (the free body at `h = 0.05`, `t ≈ 8`); the added terms are exact
+            /// differences of `q·v` and `q·p` in the energy balance and cancel in the momentum
+            /// balance, so nothing the paper proves is lost. Unknowns `(q¹, v¹, p¹, λ)`, `3d + m`;
+            /// the state's `λ` is the step's (Newton's next starting point), `γ = 0`.
+            ///
+            /// Properties: the generalized energy `E = p·v − T + V` (eq. (74)) exact; `g = 0` at
+            /// the nodes, and `q·v = q·p = 0` for each unit quaternion; second order. Not
+            /// preserved: `T + V` when `M` depends on `q`, `p = M(q) v` at the nodes, other
+            /// velocity constraints at the nodes; momentum maps only with equivariant discrete
+            /// gradients.
+            Eml {
+                marker: unit,
+                label: "EML",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, Sect. 4.2; spec 001 §2.2; stabilised, docs/schemes.md",
+                equations: "(72')",
+                unknowns: [q1: d, v1: d, p1: d, lambda: m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
+                constraints_at_nodes: true,
+                note: "`E = p·v − T + V` exact; `g = 0` and each unit quaternion's `q·v = q·p = 0` at nodes; `p ≠ M(q) v` at nodes",
+                template: eml::template,
+            }
+
+            /// EML as the paper writes it, the energy–momentum scheme from the Livens principle (Kinon, Betsch,
+            /// "Conserving integration of multibody systems with singular and non-constant mass
+            /// matrix including quaternion-based rigid body dynamics", Sect. 4.2; spec 001 §2.2),
+            /// for any `L = T(q, v) − V(q)`, the mass matrix possibly configuration-dependent and
             /// singular (never inverted):
             ///
             /// ```text
@@ -386,10 +432,12 @@ macro_rules! with_catalogue {
             /// Properties: the generalized energy `E = p·v − T + V` (eq. (74)) exact; `g = 0` at
             /// the nodes; second order. Not preserved: `T + V` when `M` depends on `q`,
             /// `p = M(q) v` at the nodes, `G(q) v = 0` at the nodes; momentum maps only with
-            /// equivariant discrete gradients.
-            Eml {
+            /// equivariant discrete gradients. For a unit quaternion the node velocity's
+            /// component along `q` alternates in sign and can grow until Newton fails (`Eml`,
+            /// the default, holds it at 0).
+            EmlPaper {
                 marker: unit,
-                label: "EML",
+                label: "EML-paper",
                 family: Ggl,
                 source: "Kinon, Betsch 2024, Sect. 4.2; spec 001 §2.2",
                 equations: "(72)",
@@ -399,8 +447,8 @@ macro_rules! with_catalogue {
                 symplectic: false,
                 requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
                 constraints_at_nodes: true,
-                note: "`E = p·v − T + V` exact; `g = 0` at nodes; `p ≠ M(q) v` and `G v ≠ 0` at nodes",
-                template: eml::template,
+                note: "EML as published; `q·v` of a quaternion alternates at nodes and can grow until Newton fails",
+                template: eml::paper,
             }
 
             /// REML, the size-reduced EML (Kinon, Betsch, "Conserving integration of multibody
@@ -414,12 +462,13 @@ macro_rules! with_catalogue {
             /// ```
             ///
             /// Unknowns `(q¹, λ)`, `d + m`. The same trajectory and properties as EML, forces
-            /// included.
+            /// included, stabilised as EML is: (72a') and (72c') solved instead, `v¹` and `p¹`
+            /// less `2 μ q^½` and `2 γ q^½`, (103) with (72b')'s terms (`RemlPaper`: the paper's).
             Reml {
                 marker: unit,
                 label: "REML",
                 family: Ggl,
-                source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5",
+                source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5; stabilised, docs/schemes.md",
                 equations: "(101)–(103)",
                 unknowns: [q1: d, lambda: m],
                 order: { q: 2, p: 2, multipliers: None },
@@ -429,6 +478,34 @@ macro_rules! with_catalogue {
                 constraints_at_nodes: true,
                 note: "EML with `v¹`, `p¹` eliminated: the same steps; `g = 0` at nodes",
                 template: reml::template,
+            }
+
+            /// REML as the paper writes it, the size-reduced `EmlPaper` (Kinon, Betsch, "Conserving integration of multibody
+            /// systems with singular and non-constant mass matrix including quaternion-based
+            /// rigid body dynamics", Sect. 4.5, eqs. (101)–(103); spec 001 §2.5): EML with `v¹`
+            /// and `p¹` eliminated in closed form,
+            ///
+            /// ```text
+            /// (101) v¹ = (2/h)(q¹ − q⁰) − v⁰,   (102) p¹ = 2 ∂̄_v T − p⁰
+            /// (103) p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ + h F(q^½, v^½, tⁿ + h/2),   0 = g(q¹)
+            /// ```
+            ///
+            /// Unknowns `(q¹, λ)`, `d + m`. The same trajectory and properties as EML, forces
+            /// included.
+            RemlPaper {
+                marker: unit,
+                label: "REML-paper",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5",
+                equations: "(101)–(103)",
+                unknowns: [q1: d, lambda: m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
+                constraints_at_nodes: true,
+                note: "EML-paper with `v¹`, `p¹` eliminated: the same steps; `g = 0` at nodes",
+                template: reml::paper,
             }
 
             /// Null-EML, the discrete null-space form of EML for one rigid body in a unit
@@ -444,9 +521,40 @@ macro_rules! with_catalogue {
             ///
             /// Unknown: the rotation vector `ϑ`, `d − m = 3`; `λ` is not computed (0 in the
             /// state). Requires a model of one `Quat` coordinate with its unit-norm constraint.
+            /// Stabilised as EML is (`v¹`, `p¹` from (72a'), (72c'), and (72b')'s terms inside
+            /// the projection); `NullEmlPaper` is the paper's.
             NullEml {
                 marker: unit,
                 label: "Null-EML",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, Remark 4.11; spec 001 §2.6; stabilised, docs/schemes.md",
+                equations: "(104)–(105)",
+                unknowns: [theta: d - m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: OneQuaternion, forces: true },
+                constraints_at_nodes: true,
+                note: "one rigid body, unknown the rotation `ϑ`; `g = 0` at nodes by construction; λ not computed",
+                template: null_eml::template,
+            }
+
+            /// Null-EML as the paper writes it, the discrete null-space form of `EmlPaper` for one rigid body in a unit
+            /// quaternion (Kinon, Betsch, "Conserving integration of multibody systems with
+            /// singular and non-constant mass matrix including quaternion-based rigid body
+            /// dynamics", Remark 4.11, eqs. (104)–(105); spec 001 §2.6): the update
+            /// `q¹ = exp_S³((0, ½ϑ)) ∘ q⁰` keeps the unit norm by construction, `v¹`, `p¹` as in
+            /// REML, and (72b) premultiplied by `G(q^½)` drops the multiplier:
+            ///
+            /// ```text
+            /// (104) 0 = G(q^½) (p¹ − p⁰ − h ∂̄_q T + h ∇̄V − h F(q^½, v^½, tⁿ + h/2))
+            /// ```
+            ///
+            /// Unknown: the rotation vector `ϑ`, `d − m = 3`; `λ` is not computed (0 in the
+            /// state). Requires a model of one `Quat` coordinate with its unit-norm constraint.
+            NullEmlPaper {
+                marker: unit,
+                label: "Null-EML-paper",
                 family: Ggl,
                 source: "Kinon, Betsch 2024, Remark 4.11; spec 001 §2.6",
                 equations: "(104)–(105)",
@@ -457,7 +565,7 @@ macro_rules! with_catalogue {
                 requires: { mass: Any, constraints: Holonomic, model: OneQuaternion, forces: true },
                 constraints_at_nodes: true,
                 note: "one rigid body, unknown the rotation `ϑ`; `g = 0` at nodes by construction; λ not computed",
-                template: null_eml::template,
+                template: null_eml::paper,
             }
 
             /// MPL, the midpoint rule from the Livens principle (Kinon, Betsch, "Conserving
