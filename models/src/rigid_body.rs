@@ -89,7 +89,7 @@ model! {
         kinetic = 0.5 * (j1 * w[0] * w[0] + j2 * w[1] * w[1] + j3 * w[2] * w[2]);
         holonomic { unit: 0.5 * (dot(q, q) - 1.0) }
         momentum { lx: rotation(e1), ly: rotation(e2), lz: rotation(e3) }
-        schemes { Eml }
+        schemes { Eml, EmlPaper }
     }
 }
 

@@ -37,7 +37,8 @@ use crate::ir::Model;
 use crate::sym::{Id, VarId};
 
 /// The step equations of the stabilised EML (the default; [`super::hidden`]): the
-/// paper's (72a–d) with each unit quaternion's `q·v = 0` and `q·p = 0` held at the nodes.
+/// paper's (72a–d) with the constraints' hidden constraints `G(q) v = 0`,
+/// `G(q) p = const` held at the nodes by the unknowns `μ`, `γ`.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     template_with(model, inputs, true)
 }
@@ -53,25 +54,39 @@ fn template_with(model: &mut Model, inputs: &Inputs, stabilised: bool) -> Templa
     let (q1, v1, p1, lambda) = (&x[0], &x[1], &x[2], &x[3]);
     let mut derivs = derivatives(model, &setup, q1, v1, Some(lambda));
     let hidden = Hidden::of(model, inputs.quantities, stabilised);
-    let mu = hidden.mu(&mut model.graph, &k.q, q1, &k.v, k.h);
-    let nodal = derivs.nodal(model, &setup, &hidden, q1, &mu, v1, Some(p1));
-    let residual = {
+    // The stabilised form's unknowns μ and γ ([`super::hidden`]), and its terms.
+    let extra = stabilised.then(|| {
+        let (mu, gamma) = (&x[4], &x[5]);
+        let mu_n = hidden.normals(model, &setup, q1, mu);
+        let gamma_n = hidden.normals(model, &setup, q1, gamma);
+        derivs.hidden = Some(hidden.curvature(model, &setup, q1, v1, p1, mu, gamma));
+        let rows = hidden.rows(model, &setup, q1, v1, p1, mu, gamma);
+        (mu_n, gamma_n, rows)
+    });
+    let mut residual = {
         let a = Algebra::new(model);
         let (q0, v0, p0) = (a.vector(&k.q), a.vector(&k.v), a.vector(&k.p));
         let (q1, v1, p1) = (a.vector(q1), a.vector(v1), a.vector(p1));
         let h = a.scalar(k.h);
         let (vm, pm) = (a.midpoint(&v0, &v1), a.midpoint(&p0, &p1));
 
-        // (72a), with `+ h μ q^½` in the stabilised form (72a')
-        let r1 = &q1 - &q0 - h * &vm - h * &a.vector(&nodal.mu_q);
-        // (72b), (72b')
+        // (72a); (72a') adds `h G(q^½)ᵀ μ`
+        let mut r1 = &q1 - &q0 - h * &vm;
+        // (72b); (72b') adds its curvature terms (`derivs.hidden`)
         let r2 = derivs.momentum_balance(&a, &p1, &p0, h);
-        // (72c), with `+ γ q^½` in (72c')
-        let r3 = &pm - &a.vector(&derivs.dv_t) + a.vector(&nodal.gamma_q);
+        // (72c); (72c') adds `G(q^½)ᵀ γ`
+        let mut r3 = &pm - &a.vector(&derivs.dv_t);
+        if let Some((mu_n, gamma_n, _)) = &extra {
+            r1 = r1 - h * a.vector(mu_n);
+            r3 = r3 + a.vector(gamma_n);
+        }
         // (72d)
         let r4 = a.vector_at(&qs.g, &q1);
-        [r2.ids, r1.ids, r3.ids, r4.ids]
+        vec![r2.ids, r1.ids, r3.ids, r4.ids]
     };
+    if let Some((_, _, rows)) = extra {
+        residual.extend(rows);
+    }
     Template::livens(model, &setup, residual)
 }
 
@@ -87,17 +102,9 @@ pub(super) struct Derivatives {
     /// `F(q^½, v^½, tⁿ + h/2)` of a forced model (spec 001 §2.4, §3.5, so that
     /// `Eⁿ⁺¹ − Eⁿ = h F·v^½`, §4 item 11).
     pub forces: Option<Vec<Id>>,
-    /// `μ p^½ + γ v^½` in the stabilised blocks ((72b'), [`super::hidden`]), if any.
+    /// `Σ_k (μ_k H_k p^½ + γ_k H_k v^½)`, (72b')'s term of the stabilised form
+    /// ([`super::hidden`]).
     pub hidden: Option<Vec<Id>>,
-}
-
-/// The stabilised form's terms in (72a') and (72c') ([`super::hidden`]); zeros in the
-/// paper's form and outside the stabilised blocks.
-pub(super) struct Nodal {
-    /// `μ q^½`.
-    pub mu_q: Vec<Id>,
-    /// `γ q^½`.
-    pub gamma_q: Vec<Id>,
 }
 
 impl Derivatives {
@@ -117,58 +124,6 @@ impl Derivatives {
         match &self.forces {
             Some(f) => r - h * a.vector(f),
             None => r,
-        }
-    }
-
-    /// The stabilised form's multipliers ([`super::hidden`]) for a step to `(q¹, v¹)`:
-    /// `μ` (given, [`Hidden::mu`]) and `γ` from `(q⁰, q¹, p⁰, ∂̄_v T)` in closed form, so
-    /// that (72a') gives `q¹·v¹ = 0` and (72c') `q¹·p¹ = 0`. Records `μ p^½ + γ v^½` for
-    /// (72b'), with `p^½` the unknown's mean (`p1`) or, eliminated, (72c')'s
-    /// `∂̄_v T − γ q^½`; returns the terms of (72a') and (72c').
-    #[allow(clippy::too_many_arguments)]
-    pub fn nodal(
-        &mut self,
-        model: &mut Model,
-        setup: &Setup,
-        hidden: &Hidden,
-        q1: &[Id],
-        mu: &[Id],
-        v1: &[Id],
-        p1: Option<&[Id]>,
-    ) -> Nodal {
-        let k = &setup.k;
-        let g = &mut model.graph;
-        let zeros = vec![g.zero(); setup.d];
-        if hidden.is_empty() {
-            return Nodal {
-                mu_q: zeros.clone(),
-                gamma_q: zeros,
-            };
-        }
-        let gamma = hidden.gamma(g, &k.q, q1, &k.p, &self.dv_t);
-        let qm = half_sum(g, &k.q, q1);
-        let vm = half_sum(g, &k.v, v1);
-        let gamma_q = hidden.along(g, &gamma, &qm);
-        let pm = match p1 {
-            Some(p1) => half_sum(g, &k.p, p1),
-            None => self
-                .dv_t
-                .iter()
-                .zip(&gamma_q)
-                .map(|(&x, &y)| g.sub(x, y))
-                .collect(),
-        };
-        let mu_p = hidden.along(g, mu, &pm);
-        let gamma_v = hidden.along(g, &gamma, &vm);
-        self.hidden = Some(
-            mu_p.iter()
-                .zip(&gamma_v)
-                .map(|(&x, &y)| g.add(x, y))
-                .collect(),
-        );
-        Nodal {
-            mu_q: hidden.along(g, mu, &qm),
-            gamma_q,
         }
     }
 }

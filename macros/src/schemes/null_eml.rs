@@ -17,8 +17,9 @@
 //! whose truncation is far below round-off there.
 use super::algebra::Algebra;
 use super::common::{Inputs, NextState, Setup, Template};
+use super::discrete_gradient::half_sum;
 use super::eml::derivatives;
-use super::hidden::Hidden;
+use super::hidden;
 use super::reml::velocity;
 use crate::ir::{Model, Role};
 use crate::quaternion;
@@ -54,17 +55,46 @@ fn template_with(model: &mut Model, inputs: &Inputs, stabilised: bool) -> Templa
     let (w_vars, q1): (Vec<_>, Vec<Id>) = (0..rotated.len())
         .map(|i| model.new_var(format!("q1_{i}"), Role::Intermediate(i)))
         .unzip();
-    let hidden = Hidden::of(model, inputs.quantities, stabilised);
-    let mu = hidden.mu(&mut model.graph, &k.q, &q1, &k.v, k.h);
-    let v1 = velocity(model, &setup, &hidden, &q1, &mu);
+    // The stabilised form ([`super::hidden`]) in closed form for the one quaternion:
+    // `μ`, `γ` scalars, `μ q^½` in (72a') and `γ q^½` in (72c').
+    let qm = half_sum(&mut model.graph, &k.q, &q1);
+    let zeros = vec![model.graph.zero(); setup.d];
+    let (mu, mu_q) = if stabilised {
+        let g = &mut model.graph;
+        let mu = hidden::single_body_mu(g, &k.q, &q1, &k.v, k.h);
+        (Some(mu), qm.iter().map(|&x| g.mul(mu, x)).collect())
+    } else {
+        (None, zeros.clone())
+    };
+    let v1 = velocity(model, &setup, &q1, &mu_q);
     let mut derivs = derivatives(model, &setup, &q1, &v1, None);
-    let nodal = derivs.nodal(model, &setup, &hidden, &q1, &mu, &v1, None);
+    let gamma_q: Vec<Id> = match mu {
+        Some(mu) => {
+            let g = &mut model.graph;
+            let gamma = hidden::single_body_gamma(g, &k.q, &q1, &k.p, &derivs.dv_t);
+            // (72b')'s `μ p^½ + γ v^½` (`H = I` for `½ (q·q − 1)`), with (72c')'s
+            // `p^½ = ∂̄_v T − γ q^½`.
+            let vm = half_sum(g, &k.v, &v1);
+            let extra = (0..setup.d)
+                .map(|i| {
+                    let gq = g.mul(gamma, qm[i]);
+                    let pm = g.sub(derivs.dv_t[i], gq);
+                    let a = g.mul(mu, pm);
+                    let b = g.mul(gamma, vm[i]);
+                    g.add(a, b)
+                })
+                .collect();
+            derivs.hidden = Some(extra);
+            qm.iter().map(|&x| g.mul(gamma, x)).collect()
+        }
+        None => zeros,
+    };
     let (residual, next) = {
         let a = Algebra::new(model);
         let (q0, p0, q1) = (a.vector(&k.q), a.vector(&k.p), a.vector(&q1));
         let two = a.constant(2.0);
         // (102); (72c') in the stabilised form: `p¹ = 2 (∂̄_v T − γ q^½) − p⁰`
-        let p1 = two * &(a.vector(&derivs.dv_t) - a.vector(&nodal.gamma_q)) - &p0;
+        let p1 = two * &(a.vector(&derivs.dv_t) - a.vector(&gamma_q)) - &p0;
         // (104): `G(q^½)` does not annihilate (72b')'s `μ p^½ + γ v^½`, which stay
         // (`G(q^½) q^½ = 0` removes only `λ q^½`)
         let qm = a.midpoint(&q0, &q1);

@@ -12,12 +12,11 @@
 //!
 //! with EML's discrete derivatives ([`super::eml`]): the same trajectory as EML (to
 //! round-off) with `d + m` unknowns instead of `3d + m`. The default form is the
-//! stabilised one of [`super::hidden`] (`RemlPaper` the paper's), which keeps the
-//! unknowns: its multipliers are closed forms. The paper writes it for one rigid
+//! stabilised one of [`super::hidden`] (`RemlPaper` the paper's), with the unknowns
+//! `(q¹, λ, μ, γ)`, `d + 3m`. The paper writes it for one rigid
 //! body; nothing in it is specific to one, so it takes any model EML takes.
 use super::algebra::Algebra;
 use super::common::{Inputs, NextState, Setup, Template};
-use super::discrete_gradient::half_sum;
 use super::eml::derivatives;
 use super::hidden::Hidden;
 use crate::ir::Model;
@@ -39,47 +38,62 @@ fn template_with(model: &mut Model, inputs: &Inputs, stabilised: bool) -> Templa
     let Setup { k, qs, x, .. } = &setup;
     let (q1, lambda) = (&x[0], &x[1]);
     let hidden = Hidden::of(model, inputs.quantities, stabilised);
-    let mu = hidden.mu(&mut model.graph, &k.q, q1, &k.v, k.h);
-    let v1 = velocity(model, &setup, &hidden, q1, &mu);
+    let zeros = vec![model.graph.zero(); setup.d];
+    // The stabilised form's unknowns μ, γ ([`super::hidden`]) and their terms in (72a'),
+    // (72c'): `G(q^½)ᵀ μ`, `G(q^½)ᵀ γ`.
+    let (mu_n, gamma_n) = if stabilised {
+        (
+            hidden.normals(model, &setup, q1, &x[2]),
+            hidden.normals(model, &setup, q1, &x[3]),
+        )
+    } else {
+        (zeros.clone(), zeros)
+    };
+    let v1 = velocity(model, &setup, q1, &mu_n);
     let mut derivs = derivatives(model, &setup, q1, &v1, Some(lambda));
-    let nodal = derivs.nodal(model, &setup, &hidden, q1, &mu, &v1, None);
+    // (102); (72c') in the stabilised form: `p¹ = 2 (∂̄_v T − G(q^½)ᵀ γ) − p⁰`
+    let p1 = {
+        let a = Algebra::new(model);
+        let two = a.constant(2.0);
+        (two * &(a.vector(&derivs.dv_t) - a.vector(&gamma_n)) - &a.vector(&k.p)).ids
+    };
+    let rows = stabilised.then(|| {
+        let (mu, gamma) = (&x[2], &x[3]);
+        derivs.hidden = Some(hidden.curvature(model, &setup, q1, &v1, &p1, mu, gamma));
+        hidden.rows(model, &setup, q1, &v1, &p1, mu, gamma)
+    });
     let (residual, next) = {
         let a = Algebra::new(model);
         let p0 = a.vector(&k.p);
-        let (q1, lambda) = (a.vector(q1), a.vector(lambda));
-        // (102); (72c') in the stabilised form: `p¹ = 2 (∂̄_v T − γ q^½) − p⁰`
-        let two = a.constant(2.0);
-        let p1 = two * &(a.vector(&derivs.dv_t) - a.vector(&nodal.gamma_q)) - &p0;
-        // (103)
+        let (q1, lambda, p1) = (a.vector(q1), a.vector(lambda), a.vector(&p1));
+        // (103), with (72b')'s terms in the stabilised form
         let r1 = derivs.momentum_balance(&a, &p1, &p0, a.scalar(k.h));
         let r2 = a.vector_at(&qs.g, &q1);
         let zero = a.constant(0.0).id;
-        let residual = [r1.ids, r2.ids].concat();
-        let next = NextState::without_gamma(q1.ids, v1.clone(), p1.ids, lambda.ids, zero);
+        let mut residual = [r1.ids, r2.ids].concat();
+        let mut next = NextState::without_gamma(q1.ids, v1.clone(), p1.ids, lambda.ids, zero);
+        if let Some([rv, rp]) = rows {
+            residual.extend(rv);
+            residual.extend(rp);
+            next.gamma = x[3].clone();
+        }
         (residual, next)
     };
-    let guess = [k.q.clone(), k.lambda.clone()].concat();
+    let mut guess = [k.q.clone(), k.lambda.clone()].concat();
+    if stabilised {
+        guess.extend(vec![model.graph.zero(); setup.m]);
+        guess.extend(k.gamma.iter().copied());
+    }
     Template::new(model, &setup, residual, guess, next)
 }
 
-/// (101): `v¹ = (2/h)(q¹ − q⁰) − v⁰`, EML's (72a) solved for `v¹`; (72a') in the
-/// stabilised blocks, `− 2 μ q^½` more.
-pub(super) fn velocity(
-    model: &mut Model,
-    setup: &Setup,
-    hidden: &Hidden,
-    q1: &[Id],
-    mu: &[Id],
-) -> Vec<Id> {
+/// (101): `v¹ = (2/h)(q¹ − q⁰) − v⁰`, EML's (72a) solved for `v¹`; (72a') of the
+/// stabilised form, `− 2 G(q^½)ᵀ μ` more (`mu_n`, zeros in the paper's form).
+pub(super) fn velocity(model: &mut Model, setup: &Setup, q1: &[Id], mu_n: &[Id]) -> Vec<Id> {
     let k = &setup.k;
-    let mu_q = {
-        let g = &mut model.graph;
-        let qm = half_sum(g, &k.q, q1);
-        hidden.along(g, mu, &qm)
-    };
     let a = Algebra::new(model);
     let (q0, v0, q1) = (a.vector(&k.q), a.vector(&k.v), a.vector(q1));
     let two = a.constant(2.0);
     let two_over_h = two / a.scalar(k.h);
-    (two_over_h * (&q1 - &q0) - &v0 - two * &a.vector(&mu_q)).ids
+    (two_over_h * (&q1 - &q0) - &v0 - two * &a.vector(mu_n)).ids
 }

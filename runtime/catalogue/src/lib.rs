@@ -369,45 +369,44 @@ macro_rules! with_catalogue {
             /// "Conserving integration of multibody systems with singular and non-constant mass
             /// matrix including quaternion-based rigid body dynamics", Sect. 4.2; spec 001 §2.2),
             /// for any `L = T(q, v) − V(q)`, the mass matrix possibly configuration-dependent and
-            /// singular (never inverted), stabilised at the nodes for unit quaternions:
+            /// singular (never inverted), with the constraints' hidden constraints held at the
+            /// nodes (stabilised; `EmlPaper` is the paper's form):
             ///
             /// ```text
-            /// (72a') q¹ − q⁰ = h v^½ + h μ q^½
-            /// (72b') p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ − h μ p^½ − h γ v^½
-            /// (72c') p^½ = ∂̄_v T − γ q^½
-            /// (72d)  0 = g(q¹)
+            /// (72a') q¹ − q⁰ = h v^½ + h G(q^½)ᵀ μ
+            /// (72b') p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ − h Σ_k (μ_k H_k p^½ + γ_k H_k v^½)
+            /// (72c') p^½ = ∂̄_v T − G(q^½)ᵀ γ
+            /// (72d)  0 = g(q¹),   0 = G(q¹) v¹,   0 = G(q¹) p¹ − G(q⁰) p⁰
             /// ```
             ///
             /// with the partitioned Gonzalez derivatives of `T`, eqs. (129)–(131) (midpoint
             /// gradients where `T` is of degree ≤ 2 in an argument), the invariant-based `∇̄V` and
-            /// Gonzalez gradients of `g`. The `μ`, `γ` terms live in the blocks of unit
-            /// quaternions whose mass matrix is singular along `q` (zero elsewhere: the paper's
-            /// (72)), with `μ`, `γ` the closed forms that make `q¹·v¹ = 0` and `q¹·p¹ = 0`, the
-            /// unit norm's hidden constraints. In the paper's form (`EmlPaper`) the node
-            /// velocity's component along `q` is left to alternate and grows into an instability
-            /// that stops Newton (the free body at `h = 0.05`, `t ≈ 8`); the added terms are exact
-            /// differences of `q·v` and `q·p` in the energy balance and cancel in the momentum
-            /// balance, so nothing the paper proves is lost. Unknowns `(q¹, v¹, p¹, λ)`, `3d + m`;
-            /// the state's `λ` is the step's (Newton's next starting point), `γ = 0`.
+            /// Gonzalez gradients of `g` (`H_k` the constant Hessians; constraints of degree > 2
+            /// keep the paper's rows, `μ_k = γ_k = 0`). In the paper's form the node velocity's
+            /// components along the constraint normals (for a unit quaternion, along `q`, where
+            /// the mass matrix is singular) alternate from step to step and grow until Newton
+            /// fails (the free body at `h = 0.05`, `t ≈ 8`; a double heavy top within a second);
+            /// the added terms are exact differences of `G(q) v` and `G(q) p` in the energy
+            /// balance and cancel in the momentum balance of invariant constraints. Unknowns
+            /// `(q¹, v¹, p¹, λ, μ, γ)`, `3d + 3m`; the state carries `λ` and `γ`.
             ///
-            /// Properties: the generalized energy `E = p·v − T + V` (eq. (74)) exact; `g = 0` at
-            /// the nodes, and `q·v = q·p = 0` for each unit quaternion; second order. Not
-            /// preserved: `T + V` when `M` depends on `q`, `p = M(q) v` at the nodes, other
-            /// velocity constraints at the nodes; momentum maps only with equivariant discrete
-            /// gradients.
+            /// Properties: the generalized energy `E = p·v − T + V` (eq. (74)) exact; `g = 0` and
+            /// `G(q) v = 0` at the nodes; second order. Not preserved: `T + V` when `M` depends on
+            /// `q`, `p = M(q) v` at the nodes (`p` is `∂_v L` less a part along the constraint
+            /// normals); momentum maps only with equivariant discrete gradients.
             Eml {
                 marker: unit,
                 label: "EML",
                 family: Ggl,
                 source: "Kinon, Betsch 2024, Sect. 4.2; spec 001 §2.2; stabilised, docs/schemes.md",
                 equations: "(72')",
-                unknowns: [q1: d, v1: d, p1: d, lambda: m],
+                unknowns: [q1: d, v1: d, p1: d, lambda: m, mu: m, gamma: m],
                 order: { q: 2, p: 2, multipliers: None },
                 energy: Exact,
                 symplectic: false,
                 requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
                 constraints_at_nodes: true,
-                note: "`E = p·v − T + V` exact; `g = 0` and each unit quaternion's `q·v = q·p = 0` at nodes; `p ≠ M(q) v` at nodes",
+                note: "`E = p·v − T + V` exact; `g = 0` and `G v = 0` at nodes (stabilised); `p ≠ M(q) v` at nodes",
                 template: eml::template,
             }
 
@@ -461,16 +460,17 @@ macro_rules! with_catalogue {
             /// (103) p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ + h F(q^½, v^½, tⁿ + h/2),   0 = g(q¹)
             /// ```
             ///
-            /// Unknowns `(q¹, λ)`, `d + m`. The same trajectory and properties as EML, forces
-            /// included, stabilised as EML is: (72a') and (72c') solved instead, `v¹` and `p¹`
-            /// less `2 μ q^½` and `2 γ q^½`, (103) with (72b')'s terms (`RemlPaper`: the paper's).
+            /// Stabilised as EML is (`RemlPaper`: the paper's form): (72a') and (72c') solved
+            /// instead, `v¹` and `p¹` less `2 G(q^½)ᵀ μ` and `2 G(q^½)ᵀ γ`, (103) with (72b')'s
+            /// terms and the rows of `μ`, `γ`. Unknowns `(q¹, λ, μ, γ)`, `d + 3m`. The same
+            /// trajectory and properties as EML, forces included.
             Reml {
                 marker: unit,
                 label: "REML",
                 family: Ggl,
                 source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5; stabilised, docs/schemes.md",
                 equations: "(101)–(103)",
-                unknowns: [q1: d, lambda: m],
+                unknowns: [q1: d, lambda: m, mu: m, gamma: m],
                 order: { q: 2, p: 2, multipliers: None },
                 energy: Exact,
                 symplectic: false,
@@ -521,8 +521,9 @@ macro_rules! with_catalogue {
             ///
             /// Unknown: the rotation vector `ϑ`, `d − m = 3`; `λ` is not computed (0 in the
             /// state). Requires a model of one `Quat` coordinate with its unit-norm constraint.
-            /// Stabilised as EML is (`v¹`, `p¹` from (72a'), (72c'), and (72b')'s terms inside
-            /// the projection); `NullEmlPaper` is the paper's.
+            /// Stabilised as EML is, its `μ`, `γ` in closed form for the one unit norm (`v¹`,
+            /// `p¹` from (72a'), (72c'), and (72b')'s terms inside the projection);
+            /// `NullEmlPaper` is the paper's.
             NullEml {
                 marker: unit,
                 label: "Null-EML",
