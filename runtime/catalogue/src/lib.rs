@@ -446,7 +446,7 @@ macro_rules! with_catalogue {
                 symplectic: false,
                 requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
                 constraints_at_nodes: true,
-                note: "EML as published; `q·v` of a quaternion alternates at nodes and can grow until Newton fails",
+                note: "EML as published; `g = 0` at nodes; `G v` alternates at nodes and can grow until Newton fails",
                 template: eml::paper,
             }
 
