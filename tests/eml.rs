@@ -583,7 +583,7 @@ fn closed_loop_under_a_load() {
     let reml = closed_loop_run(RemlPaper);
     // The two solve the same equations in different unknowns, so their round-off
     // differs; after the load the loop's motion amplifies it about threefold every
-    // five steps (1e-14 at t = 1, 6e-11 at t = 5, 1e-6 at t = 10).
+    // five steps (2e-14 at t = 1, 2e-10 at t = 5 with REML's unknown the increment `Δq`).
     let difference = |(a, b): (&GglState<f64, 28, 16>, &GglState<f64, 28, 16>)| {
         (a.q - b.q)
             .amax()
@@ -601,10 +601,7 @@ fn closed_loop_under_a_load() {
         "REML against EML: max difference in q, relative in p: {to_one:.1e} for t ≤ 1, \
          {to_five:.1e} for t ≤ 5"
     );
-    assert!(
-        to_one <= 1e-13 && to_five <= 1e-10,
-        "{to_one:e} {to_five:e}"
-    );
+    assert!(to_one <= 1e-13 && to_five <= 1e-9, "{to_one:e} {to_five:e}");
 }
 
 /// The closed loop's run with `scheme` and the figures of [`closed_loop_under_a_load`],

@@ -2,7 +2,7 @@
 //! systems with singular and non-constant mass matrix including quaternion-based rigid
 //! body dynamics", Sect. 4.5, eqs. (101)–(103); spec 001 §2.5): EML's (72a) and (72c)
 //! solved for `v¹` and `p¹` in closed form and substituted into (72b), leaving the
-//! unknowns `x = (q¹, λ)`:
+//! unknowns `x = (Δq, λ)`, `q¹ = q⁰ + Δq`:
 //!
 //! ```text
 //! (101) v¹ = (2/h)(q¹ − q⁰) − v⁰
@@ -36,7 +36,16 @@ pub fn paper(model: &mut Model, inputs: &Inputs) -> Template {
 fn template_with(model: &mut Model, inputs: &Inputs, stabilised: bool) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, x, .. } = &setup;
-    let (q1, lambda) = (&x[0], &x[1]);
+    // The unknown is the increment `Δq = q¹ − q⁰`, not `q¹`: (101) divides `q¹ − q⁰` by
+    // `h/2`, and an unknown `q¹` is only known to `ε|q|`, which (101) turns into
+    // `2ε|q|/h` in `v¹` and, step after step, a drift of the energy `E = p·v − T + V`
+    // 1000 times EML's on the spring pendulum (issue 30); `Δq` is known to `ε|Δq|`.
+    let (dq, lambda) = (&x[0], &x[1]);
+    let q1: Vec<Id> = {
+        let g = &mut model.graph;
+        k.q.iter().zip(dq).map(|(&a, &b)| g.add(a, b)).collect()
+    };
+    let q1 = &q1;
     let hidden = Hidden::of(model, inputs.quantities, stabilised);
     let zeros = vec![model.graph.zero(); setup.d];
     // The stabilised form's unknowns μ, γ ([`super::hidden`]) and their terms in (72a'),
@@ -49,7 +58,7 @@ fn template_with(model: &mut Model, inputs: &Inputs, stabilised: bool) -> Templa
     } else {
         (zeros.clone(), zeros)
     };
-    let v1 = velocity(model, &setup, q1, &mu_n);
+    let v1 = velocity_from_increment(model, &setup, dq, &mu_n);
     let mut derivs = derivatives(model, &setup, q1, &v1, Some(lambda));
     // (102); (72c') in the stabilised form: `p¹ = 2 (∂̄_v T − G(q^½)ᵀ γ) − p⁰`
     let p1 = {
@@ -79,21 +88,40 @@ fn template_with(model: &mut Model, inputs: &Inputs, stabilised: bool) -> Templa
         }
         (residual, next)
     };
-    let mut guess = [k.q.clone(), k.lambda.clone()].concat();
+    // Newton starts from `Δq = 0`, or (extrapolated) `Δq = h v⁰`.
+    let zero = model.graph.zero();
+    let mut guess = [vec![zero; setup.d], k.lambda.clone()].concat();
     if stabilised {
-        guess.extend(vec![model.graph.zero(); setup.m]);
+        guess.extend(vec![zero; setup.m]);
         guess.extend(k.gamma.iter().copied());
     }
-    Template::new(model, &setup, residual, guess, next)
+    let mut extrapolated = guess.clone();
+    for (g, &v) in extrapolated.iter_mut().zip(&k.v) {
+        *g = model.graph.mul(k.h, v);
+    }
+    Template::with_guesses(&setup, residual, [guess, extrapolated], next)
 }
 
 /// (101): `v¹ = (2/h)(q¹ − q⁰) − v⁰`, EML's (72a) solved for `v¹`; (72a') of the
 /// stabilised form, `− 2 G(q^½)ᵀ μ` more (`mu_n`, zeros in the paper's form).
 pub(super) fn velocity(model: &mut Model, setup: &Setup, q1: &[Id], mu_n: &[Id]) -> Vec<Id> {
+    let dq: Vec<Id> = {
+        let g = &mut model.graph;
+        q1.iter()
+            .zip(&setup.k.q)
+            .map(|(&a, &b)| g.sub(a, b))
+            .collect()
+    };
+    velocity_from_increment(model, setup, &dq, mu_n)
+}
+
+/// [`velocity`] from the increment `Δq` itself: `(2/h) Δq − v⁰ − 2 G(q^½)ᵀ μ`, without
+/// rounding `q⁰ + Δq` first.
+fn velocity_from_increment(model: &mut Model, setup: &Setup, dq: &[Id], mu_n: &[Id]) -> Vec<Id> {
     let k = &setup.k;
     let a = Algebra::new(model);
-    let (q0, v0, q1) = (a.vector(&k.q), a.vector(&k.v), a.vector(q1));
+    let (v0, dq) = (a.vector(&k.v), a.vector(dq));
     let two = a.constant(2.0);
     let two_over_h = two / a.scalar(k.h);
-    (two_over_h * (&q1 - &q0) - &v0 - two * &a.vector(mu_n)).ids
+    (two_over_h * &dq - &v0 - two * &a.vector(mu_n)).ids
 }

@@ -462,7 +462,9 @@ macro_rules! with_catalogue {
             ///
             /// Stabilised as EML is (`RemlPaper`: the paper's form): (72a') and (72c') solved
             /// instead, `v¹` and `p¹` less `2 G(q^½)ᵀ μ` and `2 G(q^½)ᵀ γ`, (103) with (72b')'s
-            /// terms and the rows of `μ`, `γ`. Unknowns `(q¹, λ, μ, γ)`, `d + 3m`. The same
+            /// terms and the rows of `μ`, `γ`. Unknowns `(Δq, λ, μ, γ)` (the increment
+            /// `Δq = q¹ − q⁰`: an unknown `q¹`, known to `ε|q|`, would put `2ε|q|/h` into `v¹`
+            /// through (101)), `d + 3m`. The same
             /// trajectory and properties as EML, forces included.
             Reml {
                 marker: unit,
@@ -470,7 +472,7 @@ macro_rules! with_catalogue {
                 family: Ggl,
                 source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5; stabilised, docs/schemes.md",
                 equations: "(101)–(103)",
-                unknowns: [q1: d, lambda: m, mu: m, gamma: m],
+                unknowns: [dq: d, lambda: m, mu: m, gamma: m],
                 order: { q: 2, p: 2, multipliers: None },
                 energy: Exact,
                 symplectic: false,
@@ -490,15 +492,16 @@ macro_rules! with_catalogue {
             /// (103) p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ + h F(q^½, v^½, tⁿ + h/2),   0 = g(q¹)
             /// ```
             ///
-            /// Unknowns `(q¹, λ)`, `d + m`. The same trajectory and properties as EML, forces
-            /// included.
+            /// Unknowns `(Δq, λ)` (the increment `Δq = q¹ − q⁰`, so that (101) does not turn
+            /// the round-off of `q¹` into `ε|q|/h` in `v¹`), `d + m`. The same trajectory and
+            /// properties as EML, forces included.
             RemlPaper {
                 marker: unit,
                 label: "REML-paper",
                 family: Ggl,
                 source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5",
                 equations: "(101)–(103)",
-                unknowns: [q1: d, lambda: m],
+                unknowns: [dq: d, lambda: m],
                 order: { q: 2, p: 2, multipliers: None },
                 energy: Exact,
                 symplectic: false,
