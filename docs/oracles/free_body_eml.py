@@ -11,13 +11,14 @@ state) unless --guess extrapolated.
 
 Schemes:
   paper       EML exactly as published, eqs. (86a)-(86d).
-  stabilised  EML with the unit constraint's hidden constraints imposed at the nodes
-              (see docs/notes/issue30_quaternion.md): (86a) gets + h mu q^{n+1/2},
-              (86b) gets - h mu p^{n+1/2}, and q^{n+1}.p^{n+1} = 0 fixes mu; the new
-              node velocity is then projected on T_q S^3 (q.v = 0), which changes
-              neither T, L nor E because q.p = 0 there.
+  stabilised  EML with the unit constraint's hidden constraints q.v = 0 and q.p = 0
+              held at the nodes (docs/notes/issue30_quaternion.md): (86a) gets
+              + h mu q^{n+1/2}, (86b) - h (mu p^{n+1/2} + gamma v^{n+1/2}), (86c)
+              - gamma q^{n+1/2}, with the unknowns mu, gamma and the rows
+              q^{n+1}.v^{n+1} = 0, q^{n+1}.p^{n+1} = 0.
 
 Usage: python3 free_body_eml.py [--scheme paper|stabilised] [--h 0.05] [--steps N]
+       python3 free_body_eml.py --order      # both schemes against RK4 at t = 1
 """
 import argparse
 import sys

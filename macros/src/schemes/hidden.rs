@@ -43,11 +43,9 @@
 //! * Momentum maps (Prop. 4.10's proof, eq. (99)): with `ξ⁺` skew, the `μ` terms add
 //!   `−½ h μ (p^½·ξ⁺q^½ + q^½·ξ⁺p^½) = 0`, and the `γ` terms `−½ h γ v^½·ξ⁺q^½` through
 //!   (72b') and `+½ h γ v^½·ξ⁺q^½` through (72c') in `−½ Δq·ξ⁺p^½`, which cancel.
-//! * `μ` and `γ` are closed forms of the step's other values, so no unknown is added:
-//!   with `v¹ = 2 (Δq/h − μ q^½) − v⁰` and `p¹ = 2 ∂̄_v T − 2 γ q^½ − p⁰`,
-//!   `μ = (2 q¹·Δq/h − q¹·v⁰) / (2 q¹·q^½)` and `γ = (2 q¹·∂̄_v T − q¹·p⁰) / (2 q¹·q^½)`,
-//!   each block's own (`∂̄_v T` does not depend on `γ`). Both are `O(h²)`: the step is
-//!   the paper's to that order and stays second order (measured against RK4).
+//! * For one body `μ` and `γ` are closed forms of the step's other values (Null-EML,
+//!   [`single_body_mu`], [`single_body_gamma`]). Both are `O(h²)`: the step is the
+//!   paper's to that order and stays second order (measured against RK4).
 //!
 //! # Every constraint
 //!
