@@ -59,7 +59,9 @@ model! {
             px: translation(e1), py: translation(e2), pz: translation(e3),
             lx: rotation(e1), ly: rotation(e2), lz: rotation(e3),
         }
-        schemes { Eml, Reml, Mpl }
+        // The stabilised REML's step (d + 3m = 76 unknowns) is over the emitter's budget of
+        // temporaries; the stabilised EML and the paper's REML are not.
+        schemes { Eml, EmlPaper, RemlPaper, Mpl }
     }
 }
 

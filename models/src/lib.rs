@@ -11,6 +11,7 @@ extern crate livens_runtime as livens;
 
 mod chain;
 mod closed_loop;
+mod double_top;
 mod forced_oscillator;
 mod four_particles;
 mod mass_spring;
@@ -25,6 +26,7 @@ mod torus;
 
 pub use chain::Chain10;
 pub use closed_loop::ClosedLoop;
+pub use double_top::DoubleTop;
 pub use forced_oscillator::ForcedOscillator;
 pub use four_particles::FourParticles;
 pub use mass_spring::MassSpring;

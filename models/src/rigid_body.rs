@@ -4,7 +4,7 @@ use nalgebra::ComplexField;
 
 /// `v = ½ E(q)ᵀ ω` for a spatial angular velocity `ω` (spec 001 eq. (44) inverted on
 /// `q·v = 0`): `E(q)ᵀ ω = (−q⃗·ω, q₀ ω − q⃗ × ω)`.
-fn quaternion_velocity(q: [f64; 4], omega: [f64; 3]) -> [f64; 4] {
+pub(crate) fn quaternion_velocity(q: [f64; 4], omega: [f64; 3]) -> [f64; 4] {
     let [q0, q1, q2, q3] = q;
     let [w1, w2, w3] = omega;
     let cross = [q2 * w3 - q3 * w2, q3 * w1 - q1 * w3, q1 * w2 - q2 * w1];
@@ -55,7 +55,7 @@ model! {
         kinetic = 0.5 * (j1 * w[0] * w[0] + j2 * w[1] * w[1] + j3 * w[2] * w[2]);
         holonomic { unit: 0.5 * (dot(q, q) - 1.0) }
         momentum { lx: rotation(e1), ly: rotation(e2), lz: rotation(e3) }
-        schemes { Eml, Reml, NullEml, Mpl, Mph, Emh }
+        schemes { Eml, Reml, NullEml, EmlPaper, RemlPaper, NullEmlPaper, Mpl, Mph, Emh }
     }
 }
 
@@ -89,7 +89,7 @@ model! {
         kinetic = 0.5 * (j1 * w[0] * w[0] + j2 * w[1] * w[1] + j3 * w[2] * w[2]);
         holonomic { unit: 0.5 * (dot(q, q) - 1.0) }
         momentum { lx: rotation(e1), ly: rotation(e2), lz: rotation(e3) }
-        schemes { Eml }
+        schemes { Eml, EmlPaper }
     }
 }
 
@@ -132,7 +132,7 @@ model! {
         potential = m * gravity * l * dot(e3, rotate(q, e3));
         holonomic { unit: 0.5 * (dot(q, q) - 1.0) }
         momentum { lz: rotation(e3) }
-        schemes { Eml, Reml, NullEml, Mpl, Mph, Emh }
+        schemes { Eml, Reml, NullEml, EmlPaper, RemlPaper, NullEmlPaper, Mpl, Mph, Emh }
     }
 }
 

@@ -33,6 +33,7 @@ catalogue! {
     "free-body" => FreeBody,
     "heavy-top" => HeavyTop,
     "closed-loop" => ClosedLoop,
+    "double-top" => DoubleTop,
     "torus" => ParticleOnTorus,
     "forced-oscillator" => ForcedOscillator,
 }

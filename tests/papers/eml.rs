@@ -153,11 +153,12 @@ livens::model! {
         kinetic = 0.5 * m * dot(q_dot, q_dot);
         potential = m * g * q.z;
         holonomic { length: 0.5 * (dot(q, q) / (l * l) - 1.0) }
-        schemes { Eml, GglEmG }
+        schemes { EmlPaper, GglEmG }
     }
 }
 
-/// Remark 4.7: with constant `M` (72c) reads `p^½ = M v^½`, so from `p⁰ = M v⁰` EML keeps
+/// Remark 4.7 (the paper's EML; the stabilised one adds the nodal `G(q) v = 0`): with
+/// constant `M` (72c) reads `p^½ = M v^½`, so from `p⁰ = M v⁰` EML keeps
 /// `p = M v` and its equations are EM-G's (`∇̄g = G(q^½)` for a quadratic constraint, the
 /// same `∇̄V`). Over 1000 steps the two agree in `q`, `p` and `λ` to round-off.
 #[test]
@@ -171,7 +172,7 @@ fn with_a_constant_mass_matrix_eml_is_em_g() {
         tolerance: 1e-14,
         ..NewtonOptions::default()
     };
-    let mut eml = Integrator::new(model, Eml, 0.05, start).with_options(tight);
+    let mut eml = Integrator::new(model, EmlPaper, 0.05, start).with_options(tight);
     let mut emg = Integrator::new(model, GglEmG, 0.05, start).with_options(tight);
     let (mut dq, mut dp, mut dl): (f64, f64, f64) = (0.0, 0.0, 0.0);
     for _ in 0..1000 {
@@ -370,8 +371,10 @@ fn free_body_energy_and_angular_momentum() {
     let start = FreeBody::new().initial_state().expect("the paper's data");
     assert_eq!(start.v.as_slice(), &[0.0, 5.0, 10.0, 10.0]);
     assert_eq!(start.p.as_slice(), &[0.0, 120.0, 320.0, 120.0]);
-    let eml = BodyRun::<3>::new(FreeBody::new(), Eml, h, steps, start);
-    let generic = BodyRun::<3>::new(FreeBodyGeneric::new(), Eml, h, steps, start);
+    // The spec's figures are the paper's scheme's (`EmlPaper`; `tests/papers/long_runs.rs` has
+    // the stabilised `Eml`).
+    let eml = BodyRun::<3>::new(FreeBody::new(), EmlPaper, h, steps, start);
+    let generic = BodyRun::<3>::new(FreeBodyGeneric::new(), EmlPaper, h, steps, start);
     let mpl = BodyRun::<3>::new(FreeBody::new(), Mpl, h, steps, start);
     let report = |label: &str, run: &BodyRun<3>| {
         println!(
@@ -485,7 +488,7 @@ fn heavy_top_steady_precession() {
     let v0 = [0.0, 0.0, -31.4, 63.0466494];
     assert!(start.v.iter().zip(v0).all(|(a, b)| (a - b).abs() < 1e-7));
     let h = HeavyTop::DEFAULT_STEP;
-    let eml = BodyRun::<1>::new(model, Eml, h, 200, start);
+    let eml = BodyRun::<1>::new(model, EmlPaper, h, 200, start);
     let mpl = BodyRun::<1>::new(model, Mpl, h, 200, start);
     let mph = BodyRun::<1>::new(model, Mph, h, 200, start);
     let emh = BodyRun::<1>::new(model, Emh, h, 200, start);
@@ -539,7 +542,7 @@ fn heavy_top_steady_precession() {
         ("MPH", [1.467e-1, 4.599e-2, 2.015e-3, 5.053e-4]),
     ];
     let errors = [
-        steps.map(|h| top_error(Eml, h)),
+        steps.map(|h| top_error(EmlPaper, h)),
         steps.map(|h| top_error(Mpl, h)),
         steps.map(|h| top_error(Emh, h)),
         steps.map(|h| top_error(Mph, h)),
@@ -575,11 +578,12 @@ fn heavy_top_steady_precession() {
 /// figures and follows EML's trajectory to round-off, which the loop's motion amplifies.
 #[test]
 fn closed_loop_under_a_load() {
-    let eml = closed_loop_run(Eml);
-    let reml = closed_loop_run(Reml);
+    // The spec's figures are the paper's schemes'.
+    let eml = closed_loop_run(EmlPaper);
+    let reml = closed_loop_run(RemlPaper);
     // The two solve the same equations in different unknowns, so their round-off
     // differs; after the load the loop's motion amplifies it about threefold every
-    // five steps (1e-14 at t = 1, 6e-11 at t = 5, 1e-6 at t = 10).
+    // five steps (2e-14 at t = 1, 2e-10 at t = 5 with REML's unknown the increment `Δq`).
     let difference = |(a, b): (&GglState<f64, 28, 16>, &GglState<f64, 28, 16>)| {
         (a.q - b.q)
             .amax()
@@ -597,10 +601,7 @@ fn closed_loop_under_a_load() {
         "REML against EML: max difference in q, relative in p: {to_one:.1e} for t ≤ 1, \
          {to_five:.1e} for t ≤ 5"
     );
-    assert!(
-        to_one <= 1e-13 && to_five <= 1e-10,
-        "{to_one:e} {to_five:e}"
-    );
+    assert!(to_one <= 1e-13 && to_five <= 1e-9, "{to_one:e} {to_five:e}");
 }
 
 /// The closed loop's run with `scheme` and the figures of [`closed_loop_under_a_load`],

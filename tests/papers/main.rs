@@ -4,6 +4,7 @@
 //! shares are compiled and linked once (`cargo test --test papers MODULE::`).
 mod eml;
 mod four_particles;
+mod long_runs;
 mod mixed_constraints;
 mod nonholonomic;
 mod nonholonomic_models;

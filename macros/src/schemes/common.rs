@@ -77,26 +77,36 @@ impl Template {
     }
 
     /// The template of a scheme whose unknowns are `x = (q¹, v¹, p¹, λ)` (EML, MPL),
-    /// given its four equations: the momentum balance, the position update (linear in
-    /// `v¹` with the coefficient `−h/2`), the discrete Legendre transform (linear in
-    /// `p¹` with `½`), the constraints. They are ordered so that each of `q¹`, `v¹`,
-    /// `p¹`, `λ` has its own row on the diagonal: the balance for `q¹`, and the two
-    /// linear equations as linear pivots, eliminated first, which leaves REML's
-    /// Jacobian to the plan (the mass matrix, singular for a quaternion body, is never
-    /// a pivot). Newton starts from the known `(q, v, p, λ)`, the new state is the
-    /// solution with `γ = 0`.
-    pub fn livens(
-        model: &mut Model,
-        setup: &Setup,
-        [balance, update, legendre, constraints]: [Vec<Id>; 4],
-    ) -> Self {
+    /// or `x = (q¹, v¹, p¹, λ, μ, γ)` (the stabilised EML, `schemes/hidden.rs`), given
+    /// its equations: the momentum balance, the position update (linear in `v¹` with
+    /// the coefficient `−h/2`), the discrete Legendre transform (linear in `p¹` with
+    /// `½`), the constraints, and the stabilised form's two rows of nodal hidden
+    /// constraints. They are ordered so that each of `q¹`, `v¹`, `p¹` has its own row on
+    /// the diagonal: the balance for `q¹`, and the two linear equations as linear
+    /// pivots, eliminated first, which leaves REML's Jacobian to the plan (the mass
+    /// matrix, singular for a quaternion body, is never a pivot). Newton starts from the
+    /// known `(q, v, p, λ)` (and `μ = 0`, the known `γ`), the new state is the solution
+    /// (`γ = 0` in the paper's forms).
+    pub fn livens(model: &mut Model, setup: &Setup, blocks: Vec<Vec<Id>>) -> Self {
         let (k, x) = (&setup.k, &setup.x);
-        let guess = [&k.q, &k.v, &k.p, &k.lambda].map(|b| b.clone()).concat();
         let zero = model.graph.zero();
-        let next =
-            NextState::without_gamma(x[0].clone(), x[1].clone(), x[2].clone(), x[3].clone(), zero);
+        let mut guess = [&k.q, &k.v, &k.p, &k.lambda].map(|b| b.clone()).concat();
+        let gamma = if x.len() == 6 {
+            guess.extend(vec![zero; setup.m]);
+            guess.extend(k.gamma.iter().copied());
+            x[5].clone()
+        } else {
+            vec![zero; setup.m]
+        };
+        let next = NextState {
+            q: x[0].clone(),
+            v: x[1].clone(),
+            p: x[2].clone(),
+            lambda: x[3].clone(),
+            gamma,
+        };
         let d = setup.d;
-        let residual = [balance, update, legendre, constraints].concat();
+        let residual = blocks.concat();
         let mut t = Template::new(model, setup, residual, guess, next);
         t.linear_pivots = (d..3 * d).collect();
         t

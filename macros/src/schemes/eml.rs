@@ -32,32 +32,61 @@ use super::algebra::{Algebra, Scalar, Vector};
 use super::common::{at, forces_at, Inputs, Setup, Template};
 use super::constraint_gradient::constraint_gradients;
 use super::discrete_gradient::{discrete_gradient_v, gonzalez_in, half_sum, invariant_groups};
+use super::hidden::Hidden;
 use crate::ir::Model;
 use crate::sym::{Id, VarId};
 
-/// The step equations.
+/// The step equations of the stabilised EML (the default; [`super::hidden`]): the
+/// paper's (72a–d) with the constraints' hidden constraints `G(q) v = 0`,
+/// `G(q) p = const` held at the nodes by the unknowns `μ`, `γ`.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
+    template_with(model, inputs, true)
+}
+
+/// The step equations as the paper writes them, eqs. (72a–d) (`EmlPaper`).
+pub fn paper(model: &mut Model, inputs: &Inputs) -> Template {
+    template_with(model, inputs, false)
+}
+
+fn template_with(model: &mut Model, inputs: &Inputs, stabilised: bool) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, qs, x, .. } = &setup;
     let (q1, v1, p1, lambda) = (&x[0], &x[1], &x[2], &x[3]);
-    let derivs = derivatives(model, &setup, q1, v1, Some(lambda));
-    let residual = {
+    let mut derivs = derivatives(model, &setup, q1, v1, Some(lambda));
+    let hidden = Hidden::of(model, inputs.quantities, stabilised);
+    // The stabilised form's unknowns μ and γ ([`super::hidden`]), and its terms.
+    let extra = stabilised.then(|| {
+        let (mu, gamma) = (&x[4], &x[5]);
+        let mu_n = hidden.normals(model, &setup, q1, mu);
+        let gamma_n = hidden.normals(model, &setup, q1, gamma);
+        derivs.hidden = Some(hidden.curvature(model, &setup, q1, v1, p1, mu, gamma));
+        let rows = hidden.rows(model, &setup, q1, v1, p1, mu, gamma);
+        (mu_n, gamma_n, rows)
+    });
+    let mut residual = {
         let a = Algebra::new(model);
         let (q0, v0, p0) = (a.vector(&k.q), a.vector(&k.v), a.vector(&k.p));
         let (q1, v1, p1) = (a.vector(q1), a.vector(v1), a.vector(p1));
         let h = a.scalar(k.h);
         let (vm, pm) = (a.midpoint(&v0, &v1), a.midpoint(&p0, &p1));
 
-        // (72a)
-        let r1 = &q1 - &q0 - h * &vm;
-        // (72b)
+        // (72a); (72a') adds `h G(q^½)ᵀ μ`
+        let mut r1 = &q1 - &q0 - h * &vm;
+        // (72b); (72b') adds its curvature terms (`derivs.hidden`)
         let r2 = derivs.momentum_balance(&a, &p1, &p0, h);
-        // (72c)
-        let r3 = &pm - &a.vector(&derivs.dv_t);
+        // (72c); (72c') adds `G(q^½)ᵀ γ`
+        let mut r3 = &pm - &a.vector(&derivs.dv_t);
+        if let Some((mu_n, gamma_n, _)) = &extra {
+            r1 = r1 - h * a.vector(mu_n);
+            r3 = r3 + a.vector(gamma_n);
+        }
         // (72d)
         let r4 = a.vector_at(&qs.g, &q1);
-        [r2.ids, r1.ids, r3.ids, r4.ids]
+        vec![r2.ids, r1.ids, r3.ids, r4.ids]
     };
+    if let Some((_, _, rows)) = extra {
+        residual.extend(rows);
+    }
     Template::livens(model, &setup, residual)
 }
 
@@ -73,6 +102,9 @@ pub(super) struct Derivatives {
     /// `F(q^½, v^½, tⁿ + h/2)` of a forced model (spec 001 §2.4, §3.5, so that
     /// `Eⁿ⁺¹ − Eⁿ = h F·v^½`, §4 item 11).
     pub forces: Option<Vec<Id>>,
+    /// `Σ_k (μ_k H_k p^½ + γ_k H_k v^½)`, (72b')'s term of the stabilised form
+    /// ([`super::hidden`]).
+    pub hidden: Option<Vec<Id>>,
 }
 
 impl Derivatives {
@@ -85,6 +117,10 @@ impl Derivatives {
         h: Scalar<'a, 'm>,
     ) -> Vector<'a, 'm> {
         let r = p1 - p0 - h * &a.vector(&self.dq_t) + h * a.vector(&self.dv_g);
+        let r = match &self.hidden {
+            Some(x) => r + h * a.vector(x),
+            None => r,
+        };
         match &self.forces {
             Some(f) => r - h * a.vector(f),
             None => r,
@@ -123,6 +159,7 @@ pub(super) fn derivatives(
         dv_t,
         dv_g,
         forces,
+        hidden: None,
     }
 }
 

@@ -14,6 +14,7 @@ mod ggl_em;
 mod ggl_em_g;
 mod ggl_theta;
 mod ggl_vi_s;
+mod hidden;
 mod mph;
 mod mpl;
 mod null_eml;

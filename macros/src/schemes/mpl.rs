@@ -55,7 +55,7 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
         };
         let r3 = &pm - &dl_dv;
         let r4 = a.vector_at(&qs.g, &q1);
-        [r2.ids, r1.ids, r3.ids, r4.ids]
+        vec![r2.ids, r1.ids, r3.ids, r4.ids]
     };
     Template::livens(model, &setup, residual)
 }

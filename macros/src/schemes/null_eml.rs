@@ -17,7 +17,9 @@
 //! whose truncation is far below round-off there.
 use super::algebra::Algebra;
 use super::common::{Inputs, NextState, Setup, Template};
+use super::discrete_gradient::half_sum;
 use super::eml::derivatives;
+use super::hidden;
 use super::reml::velocity;
 use crate::ir::{Model, Role};
 use crate::quaternion;
@@ -27,8 +29,18 @@ use crate::sym::{Func, Graph, Id};
 /// (truncation `|ϑ|⁶/46080 < 3e-23` there).
 const SERIES: f64 = 1e-6;
 
-/// The step equations.
+/// The step equations of the stabilised Null-EML (the default; [`super::hidden`]): the
+/// null-space form of the stabilised EML, `v¹` and `p¹` from (72a') and (72c').
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
+    template_with(model, inputs, true)
+}
+
+/// The step equations as the paper writes them, Remark 4.11 (`NullEmlPaper`).
+pub fn paper(model: &mut Model, inputs: &Inputs) -> Template {
+    template_with(model, inputs, false)
+}
+
+fn template_with(model: &mut Model, inputs: &Inputs, stabilised: bool) -> Template {
     let setup = Setup::new(model, inputs);
     let Setup { k, x, .. } = &setup;
     let theta = &x[0];
@@ -43,15 +55,48 @@ pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     let (w_vars, q1): (Vec<_>, Vec<Id>) = (0..rotated.len())
         .map(|i| model.new_var(format!("q1_{i}"), Role::Intermediate(i)))
         .unzip();
-    let v1 = velocity(model, &setup, &q1);
-    let derivs = derivatives(model, &setup, &q1, &v1, None);
+    // The stabilised form ([`super::hidden`]) in closed form for the one quaternion:
+    // `μ`, `γ` scalars, `μ q^½` in (72a') and `γ q^½` in (72c').
+    let qm = half_sum(&mut model.graph, &k.q, &q1);
+    let zeros = vec![model.graph.zero(); setup.d];
+    let (mu, mu_q) = if stabilised {
+        let g = &mut model.graph;
+        let mu = hidden::single_body_mu(g, &k.q, &q1, &k.v, k.h);
+        (Some(mu), qm.iter().map(|&x| g.mul(mu, x)).collect())
+    } else {
+        (None, zeros.clone())
+    };
+    let v1 = velocity(model, &setup, &q1, &mu_q);
+    let mut derivs = derivatives(model, &setup, &q1, &v1, None);
+    let gamma_q: Vec<Id> = match mu {
+        Some(mu) => {
+            let g = &mut model.graph;
+            let gamma = hidden::single_body_gamma(g, &k.q, &q1, &k.p, &derivs.dv_t);
+            // (72b')'s `μ p^½ + γ v^½` (`H = I` for `½ (q·q − 1)`), with (72c')'s
+            // `p^½ = ∂̄_v T − γ q^½`.
+            let vm = half_sum(g, &k.v, &v1);
+            let extra = (0..setup.d)
+                .map(|i| {
+                    let gq = g.mul(gamma, qm[i]);
+                    let pm = g.sub(derivs.dv_t[i], gq);
+                    let a = g.mul(mu, pm);
+                    let b = g.mul(gamma, vm[i]);
+                    g.add(a, b)
+                })
+                .collect();
+            derivs.hidden = Some(extra);
+            qm.iter().map(|&x| g.mul(gamma, x)).collect()
+        }
+        None => zeros,
+    };
     let (residual, next) = {
         let a = Algebra::new(model);
         let (q0, p0, q1) = (a.vector(&k.q), a.vector(&k.p), a.vector(&q1));
         let two = a.constant(2.0);
-        // (102)
-        let p1 = two * &a.vector(&derivs.dv_t) - &p0;
-        // (104)
+        // (102); (72c') in the stabilised form: `p¹ = 2 (∂̄_v T − γ q^½) − p⁰`
+        let p1 = two * &(a.vector(&derivs.dv_t) - a.vector(&gamma_q)) - &p0;
+        // (104): `G(q^½)` does not annihilate (72b')'s `μ p^½ + γ v^½`, which stay
+        // (`G(q^½) q^½ = 0` removes only `λ q^½`)
         let qm = a.midpoint(&q0, &q1);
         let balance = derivs.momentum_balance(&a, &p1, &p0, a.scalar(k.h));
         let null = a.call(|m| {

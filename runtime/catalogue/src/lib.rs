@@ -381,6 +381,51 @@ macro_rules! with_catalogue {
             /// "Conserving integration of multibody systems with singular and non-constant mass
             /// matrix including quaternion-based rigid body dynamics", Sect. 4.2; spec 001 §2.2),
             /// for any `L = T(q, v) − V(q)`, the mass matrix possibly configuration-dependent and
+            /// singular (never inverted), with the constraints' hidden constraints held at the
+            /// nodes (stabilised; `EmlPaper` is the paper's form):
+            ///
+            /// ```text
+            /// (72a') q¹ − q⁰ = h v^½ + h G(q^½)ᵀ μ
+            /// (72b') p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ − h Σ_k (μ_k H_k p^½ + γ_k H_k v^½)
+            /// (72c') p^½ = ∂̄_v T − G(q^½)ᵀ γ
+            /// (72d)  0 = g(q¹),   0 = G(q¹) v¹,   0 = G(q¹) p¹ − G(q⁰) p⁰
+            /// ```
+            ///
+            /// with the partitioned Gonzalez derivatives of `T`, eqs. (129)–(131) (midpoint
+            /// gradients where `T` is of degree ≤ 2 in an argument), the invariant-based `∇̄V` and
+            /// Gonzalez gradients of `g` (`H_k` the constant Hessians; constraints of degree > 2
+            /// keep the paper's rows, `μ_k = γ_k = 0`). In the paper's form the node velocity's
+            /// components along the constraint normals (for a unit quaternion, along `q`, where
+            /// the mass matrix is singular) alternate from step to step and grow until Newton
+            /// fails (the free body at `h = 0.05`, `t ≈ 8`; a double heavy top within a second);
+            /// the added terms are exact differences of `G(q) v` and `G(q) p` in the energy
+            /// balance and cancel in the momentum balance of invariant constraints. Unknowns
+            /// `(q¹, v¹, p¹, λ, μ, γ)`, `3d + 3m`; the state carries `λ` and `γ`.
+            ///
+            /// Properties: the generalized energy `E = p·v − T + V` (eq. (74)) exact; `g = 0` and
+            /// `G(q) v = 0` at the nodes; second order. Not preserved: `T + V` when `M` depends on
+            /// `q`, `p = M(q) v` at the nodes (`p` is `∂_v L` less a part along the constraint
+            /// normals); momentum maps only with equivariant discrete gradients.
+            Eml {
+                marker: unit,
+                label: "EML",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, Sect. 4.2; spec 001 §2.2; stabilised, docs/schemes.md",
+                equations: "(72')",
+                unknowns: [q1: d, v1: d, p1: d, lambda: m, mu: m, gamma: m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
+                constraints_at_nodes: true,
+                note: "`E = p·v − T + V` exact; `g = 0` and `G v = 0` at nodes (stabilised); `p ≠ M(q) v` at nodes",
+                template: eml::template,
+            }
+
+            /// EML as the paper writes it, the energy–momentum scheme from the Livens principle (Kinon, Betsch,
+            /// "Conserving integration of multibody systems with singular and non-constant mass
+            /// matrix including quaternion-based rigid body dynamics", Sect. 4.2; spec 001 §2.2),
+            /// for any `L = T(q, v) − V(q)`, the mass matrix possibly configuration-dependent and
             /// singular (never inverted):
             ///
             /// ```text
@@ -398,10 +443,12 @@ macro_rules! with_catalogue {
             /// Properties: the generalized energy `E = p·v − T + V` (eq. (74)) exact; `g = 0` at
             /// the nodes; second order. Not preserved: `T + V` when `M` depends on `q`,
             /// `p = M(q) v` at the nodes, `G(q) v = 0` at the nodes; momentum maps only with
-            /// equivariant discrete gradients.
-            Eml {
+            /// equivariant discrete gradients. For a unit quaternion the node velocity's
+            /// component along `q` alternates in sign and can grow until Newton fails (`Eml`,
+            /// the default, holds it at 0).
+            EmlPaper {
                 marker: unit,
-                label: "EML",
+                label: "EML-paper",
                 family: Ggl,
                 source: "Kinon, Betsch 2024, Sect. 4.2; spec 001 §2.2",
                 equations: "(72)",
@@ -411,8 +458,8 @@ macro_rules! with_catalogue {
                 symplectic: false,
                 requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
                 constraints_at_nodes: true,
-                note: "`E = p·v − T + V` exact; `g = 0` at nodes; `p ≠ M(q) v` and `G v ≠ 0` at nodes",
-                template: eml::template,
+                note: "EML as published; `g = 0` at nodes; `G v` alternates at nodes and can grow until Newton fails",
+                template: eml::paper,
             }
 
             /// REML, the size-reduced EML (Kinon, Betsch, "Conserving integration of multibody
@@ -425,15 +472,19 @@ macro_rules! with_catalogue {
             /// (103) p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ + h F(q^½, v^½, tⁿ + h/2),   0 = g(q¹)
             /// ```
             ///
-            /// Unknowns `(q¹, λ)`, `d + m`. The same trajectory and properties as EML, forces
-            /// included.
+            /// Stabilised as EML is (`RemlPaper`: the paper's form): (72a') and (72c') solved
+            /// instead, `v¹` and `p¹` less `2 G(q^½)ᵀ μ` and `2 G(q^½)ᵀ γ`, (103) with (72b')'s
+            /// terms and the rows of `μ`, `γ`. Unknowns `(Δq, λ, μ, γ)` (the increment
+            /// `Δq = q¹ − q⁰`: an unknown `q¹`, known to `ε|q|`, would put `2ε|q|/h` into `v¹`
+            /// through (101)), `d + 3m`. The same
+            /// trajectory and properties as EML, forces included.
             Reml {
                 marker: unit,
                 label: "REML",
                 family: Ggl,
-                source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5",
+                source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5; stabilised, docs/schemes.md",
                 equations: "(101)–(103)",
-                unknowns: [q1: d, lambda: m],
+                unknowns: [dq: d, lambda: m, mu: m, gamma: m],
                 order: { q: 2, p: 2, multipliers: None },
                 energy: Exact,
                 symplectic: false,
@@ -441,6 +492,35 @@ macro_rules! with_catalogue {
                 constraints_at_nodes: true,
                 note: "EML with `v¹`, `p¹` eliminated: the same steps; `g = 0` at nodes",
                 template: reml::template,
+            }
+
+            /// REML as the paper writes it, the size-reduced `EmlPaper` (Kinon, Betsch, "Conserving integration of multibody
+            /// systems with singular and non-constant mass matrix including quaternion-based
+            /// rigid body dynamics", Sect. 4.5, eqs. (101)–(103); spec 001 §2.5): EML with `v¹`
+            /// and `p¹` eliminated in closed form,
+            ///
+            /// ```text
+            /// (101) v¹ = (2/h)(q¹ − q⁰) − v⁰,   (102) p¹ = 2 ∂̄_v T − p⁰
+            /// (103) p¹ − p⁰ = h ∂̄_q T − h ∇̄V − h ∇̄gᵀ λ + h F(q^½, v^½, tⁿ + h/2),   0 = g(q¹)
+            /// ```
+            ///
+            /// Unknowns `(Δq, λ)` (the increment `Δq = q¹ − q⁰`, so that (101) does not turn
+            /// the round-off of `q¹` into `ε|q|/h` in `v¹`), `d + m`. The same trajectory and
+            /// properties as EML, forces included.
+            RemlPaper {
+                marker: unit,
+                label: "REML-paper",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5",
+                equations: "(101)–(103)",
+                unknowns: [dq: d, lambda: m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: Any, forces: true },
+                constraints_at_nodes: true,
+                note: "EML-paper with `v¹`, `p¹` eliminated: the same steps; `g = 0` at nodes",
+                template: reml::paper,
             }
 
             /// Null-EML, the discrete null-space form of EML for one rigid body in a unit
@@ -456,9 +536,41 @@ macro_rules! with_catalogue {
             ///
             /// Unknown: the rotation vector `ϑ`, `d − m = 3`; `λ` is not computed (0 in the
             /// state). Requires a model of one `Quat` coordinate with its unit-norm constraint.
+            /// Stabilised as EML is, its `μ`, `γ` in closed form for the one unit norm (`v¹`,
+            /// `p¹` from (72a'), (72c'), and (72b')'s terms inside the projection);
+            /// `NullEmlPaper` is the paper's.
             NullEml {
                 marker: unit,
                 label: "Null-EML",
+                family: Ggl,
+                source: "Kinon, Betsch 2024, Remark 4.11; spec 001 §2.6; stabilised, docs/schemes.md",
+                equations: "(104)–(105)",
+                unknowns: [theta: d - m],
+                order: { q: 2, p: 2, multipliers: None },
+                energy: Exact,
+                symplectic: false,
+                requires: { mass: Any, constraints: Holonomic, model: OneQuaternion, forces: true },
+                constraints_at_nodes: true,
+                note: "one rigid body, unknown the rotation `ϑ`; `g = 0` at nodes by construction; λ not computed",
+                template: null_eml::template,
+            }
+
+            /// Null-EML as the paper writes it, the discrete null-space form of `EmlPaper` for one rigid body in a unit
+            /// quaternion (Kinon, Betsch, "Conserving integration of multibody systems with
+            /// singular and non-constant mass matrix including quaternion-based rigid body
+            /// dynamics", Remark 4.11, eqs. (104)–(105); spec 001 §2.6): the update
+            /// `q¹ = exp_S³((0, ½ϑ)) ∘ q⁰` keeps the unit norm by construction, `v¹`, `p¹` as in
+            /// REML, and (72b) premultiplied by `G(q^½)` drops the multiplier:
+            ///
+            /// ```text
+            /// (104) 0 = G(q^½) (p¹ − p⁰ − h ∂̄_q T + h ∇̄V − h F(q^½, v^½, tⁿ + h/2))
+            /// ```
+            ///
+            /// Unknown: the rotation vector `ϑ`, `d − m = 3`; `λ` is not computed (0 in the
+            /// state). Requires a model of one `Quat` coordinate with its unit-norm constraint.
+            NullEmlPaper {
+                marker: unit,
+                label: "Null-EML-paper",
                 family: Ggl,
                 source: "Kinon, Betsch 2024, Remark 4.11; spec 001 §2.6",
                 equations: "(104)–(105)",
@@ -469,7 +581,7 @@ macro_rules! with_catalogue {
                 requires: { mass: Any, constraints: Holonomic, model: OneQuaternion, forces: true },
                 constraints_at_nodes: true,
                 note: "one rigid body, unknown the rotation `ϑ`; `g = 0` at nodes by construction; λ not computed",
-                template: null_eml::template,
+                template: null_eml::paper,
             }
 
             /// MPL, the midpoint rule from the Livens principle (Kinon, Betsch, "Conserving
