@@ -4,49 +4,12 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, ExprForLoop, Ident, Lit, Member, UnOp};
 
-use super::names::{closest, did_you_mean, Kind, Names, POISONED};
+use super::names::{Kind, Names, POISONED};
+use super::value::{element_kind, Val};
 use crate::ir::{Role, Symmetry};
-use crate::quaternion;
+use crate::quaternion::{self, cross};
+use crate::suggest::{closest, did_you_mean};
 use crate::sym::{Func, Graph, Id, VarId};
-
-/// A lowered value: a scalar, a vector or a (row-major) matrix of graph nodes, or an
-/// array of coordinates (`r: [Vec3; 10]`), which only an index (`r[i]`) may take apart.
-#[derive(Clone, Debug)]
-pub enum Val {
-    S(Id),
-    V(Vec<Id>),
-    M(usize, usize, Vec<Id>),
-    A(Vec<Val>),
-}
-
-impl Val {
-    pub fn shape(&self) -> String {
-        match self {
-            Val::S(_) => "a scalar".into(),
-            Val::V(v) => format!("a {}-vector", v.len()),
-            Val::M(r, c, _) => format!("a {r}×{c} matrix"),
-            Val::A(items) => format!("an array of {} {}", items.len(), element_kind(items)),
-        }
-    }
-
-    /// Every graph node of the value.
-    fn ids(&self) -> Vec<Id> {
-        match self {
-            Val::S(x) => vec![*x],
-            Val::V(xs) | Val::M(_, _, xs) => xs.clone(),
-            Val::A(items) => items.iter().flat_map(Val::ids).collect(),
-        }
-    }
-}
-
-/// What an array holds, in the plural, for messages.
-fn element_kind(items: &[Val]) -> String {
-    match items.first() {
-        Some(Val::S(_)) => "scalars".into(),
-        Some(Val::V(v)) => format!("{}-vectors", v.len()),
-        _ => "values".into(),
-    }
-}
 
 /// Largest number of terms of a `sum` or members of a constraint family, and of
 /// elements of a coordinate array: far beyond any model whose step equations fit the
@@ -999,15 +962,6 @@ impl Lowerer<'_> {
 /// How `sum` is written, for messages.
 const SUM_FORM: &str = "`sum` is written `sum(i in 0..10, expression)`: an index, a range \
     and the expression to add for each index";
-
-/// `a × b` for 3-vectors.
-pub fn cross(g: &mut Graph, a: &[Id], b: &[Id]) -> [Id; 3] {
-    let mut c = |i: usize, j: usize| {
-        let (x, y) = (g.mul(a[i], b[j]), g.mul(a[j], b[i]));
-        g.sub(x, y)
-    };
-    [c(1, 2), c(2, 0), c(0, 1)]
-}
 
 /// Largest `|n|` of `powi(n)` a model may write: enough for any physical law, and far
 /// from the overflow of the degree analysis and of differentiation.

@@ -325,7 +325,7 @@ impl SchemeKind {
     /// "unknown scheme": the closest name if there is one, the whole catalogue if not.
     fn unknown(catalogue: &[Entry], name: &str) -> String {
         let names: Vec<_> = catalogue.iter().map(|e| e.name).collect();
-        match crate::lower::names::closest(name, names.iter().copied()) {
+        match crate::suggest::closest(name, names.iter().copied()) {
             Some(near) => format!("unknown scheme `{name}` (did you mean `{near}`?)"),
             None => format!(
                 "unknown scheme `{name}`; available schemes: {}",
@@ -519,7 +519,7 @@ fn resolve(
                 match options.iter().find(|o| **o == s.as_str()) {
                     Some(option) => Arg::Choice(option),
                     None => {
-                        let hint = match crate::lower::names::closest(s, options.iter().copied()) {
+                        let hint = match crate::suggest::closest(s, options.iter().copied()) {
                             Some(near) => format!("did you mean `{near}`?"),
                             None => format!("one of {}", options.join(", ")),
                         };
