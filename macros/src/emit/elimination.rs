@@ -32,10 +32,8 @@ use std::collections::BTreeSet;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::lit;
 use super::repeats::{self, Chunk, Item, Layout, Operands};
-
-use super::private;
+use super::tokens::{lit, private};
 
 /// The plan of an `n × n` pattern.
 pub struct Elimination {

@@ -4,7 +4,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::{block, lit, private, smatrix_body, svector};
+use super::tokens::{block, lit, private, smatrix_body, svector};
 use crate::ir::{Comparison, Model, Symmetry};
 use crate::quantities::Quantities;
 use crate::sym::{Id, VarId};

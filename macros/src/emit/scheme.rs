@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 
 use super::elimination::Elimination;
 use super::stage_patterns;
-use super::{
+use super::tokens::{
     block, intermediate_derivative_ident, intermediate_ident, lit, private, svector, var_expr,
 };
 use crate::errors::Errors;
