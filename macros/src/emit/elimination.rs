@@ -547,191 +547,13 @@ impl Elimination {
         let emit =
             |items: &[Item], flatten: &TokenStream| repeats::emit(items, &layout, flatten, fold);
         let tokens = |chunks: Vec<Chunk>| chunks.into_iter().map(|chunk| chunk.tokens);
-
-        // The fill, zeroed in the order of its positions, which repeats where the
-        // matrix does.
-        let mut fill = self.fill.clone();
-        fill.sort_by_key(|&(i, j)| position(i, j));
-        let fill: Vec<Item> = fill
-            .into_iter()
-            .map(|(i, j)| -> Item {
-                Box::new(move |o: &dyn Operands| {
-                    let e = o.entry(i, j);
-                    quote!(#e = T::zero();)
-                })
-            })
-            .collect();
-        let fill = tokens(emit(&fill, &writing));
-
-        let in_block = |i: usize| self.block_rows.contains(&i);
-        // The row scales of the threshold test (see `solve::sparse::factor`): the
-        // 1-norm of each primal row that a single pivot's test reads.
-        let in_pair = |k: usize| self.paired[k] || (k > 0 && self.paired[k - 1]);
-        let single = |k: usize| !in_pair(k) && !self.linear[k];
-        let mut tested: BTreeSet<usize> = BTreeSet::new();
-        for (k, &(r, _)) in self.pivots.iter().enumerate().filter(|&(k, _)| single(k)) {
-            let below = self.rows[k].iter().filter(|&&i| !self.multiplier[i]);
-            if below.clone().next().is_some() {
-                tested.insert(r);
-                tested.extend(below);
-            }
-        }
-        let scales: Vec<Item> = tested
-            .iter()
-            .map(|&i| -> Item {
-                Box::new(move |o: &dyn Operands| {
-                    let name = o.index(i);
-                    let entries = self.scaled[i].iter().map(|&j| {
-                        let e = o.entry(i, j);
-                        quote!(#e.abs())
-                    });
-                    quote!(scale[#name] = #(#entries)+*;)
-                })
-            })
-            .collect();
-        let scales = tokens(emit(&scales, &reading));
-
+        let fill = tokens(emit(&self.fill_items(&position), &writing));
+        let scales = tokens(emit(&self.scale_items(), &reading));
         let panels = self.panels();
-        let steps: Vec<Item> = panels
-            .iter()
-            .map(|&(k, width)| -> Item {
-                Box::new(move |o: &dyn Operands| self.panel(k, width, compact, o))
-            })
-            .collect();
-        // The steps in parts of at most `PART_FLOPS` multiply–adds (a loop counts its
-        // body once), each its own function: LLVM's time on one function grows faster
-        // than its length. One function for the 40-link chain's 39 k multiply–adds
-        // more than doubled the build of the chains bench; a crate stepping the
-        // 10-link chain with EM and VI-A built (dev profile, after its dependencies,
-        // before the methods were left to release builds) in 22.6 s with parts of
-        // 4000, 17.6 s with 1000, 16.9 s with 250, and 6.7 s with no straight-line
-        // code at all. Chunking the solve's passes as well gained nothing.
-        let step_flops = |item: usize| {
-            let (k, width) = panels[item];
-            (k..k + width)
-                .map(|k| self.rows[k].len() * (self.columns[k].len() + 1))
-                .sum::<usize>()
-        };
-        let mut parts: Vec<Vec<TokenStream>> = vec![vec![]];
-        let mut part_flops = 0;
-        for chunk in emit(&steps, &writing) {
-            let flops: usize = chunk.body.clone().map(step_flops).sum();
-            if part_flops > 0 && part_flops + flops > PART_FLOPS {
-                parts.push(vec![]);
-                part_flops = 0;
-            }
-            part_flops += flops;
-            if let Some(part) = parts.last_mut() {
-                part.push(chunk.tokens);
-            }
-        }
-        let inline = if parts.len() > 1 {
-            quote!(#[inline(never)])
-        } else {
-            quote!(#[inline])
-        };
-        let parts = parts.iter().map(|steps| {
-            quote! {
-                {
-                    #inline
-                    fn part<T: #p::Real>(
-                        a: &mut [[T; #n]; #n],
-                        slot: &mut [usize; #n],
-                        plan: &#p::Plan,
-                        threshold: T,
-                        scale: &[T; #n],
-                        pair_scale: &mut T,
-                    ) -> ::core::result::Result<(), #p::NeedsPivoting> {
-                        let _ = (&slot, plan, scale, &pair_scale);
-                        #(#steps)*
-                        ::core::result::Result::Ok(())
-                    }
-                    if let ::core::result::Result::Err(e) =
-                        part(a, slot, plan, threshold, &scale, &mut pair_scale)
-                    {
-                        return ::core::option::Option::Some(::core::result::Result::Err(e));
-                    }
-                }
-            }
-        });
-        let b = |o: &dyn Operands, i: usize| {
-            let i = o.index(i);
-            quote!(b[#i])
-        };
-        // x_j of a dense block's column sits in b[slot[j]] until the block is
-        // unpermuted; a banded block solves in place.
-        let x = move |o: &dyn Operands, j: usize| {
-            if in_block(j) && self.band.is_none() && !compact {
-                let j = o.index(j);
-                quote!(b[slot[#j]])
-            } else {
-                b(o, j)
-            }
-        };
-        let forward: Vec<Item> = self
-            .pivots
-            .iter()
-            .enumerate()
-            .map(|(k, &(r, c))| -> Item {
-                Box::new(move |o: &dyn Operands| {
-                    let exchange = if self.paired[k] {
-                        let (r, c) = (o.index(r), o.index(c));
-                        quote!(if slot[#c] != #r { b.swap(#r, slot[#c]); })
-                    } else {
-                        quote!()
-                    };
-                    let y = b(o, r);
-                    let each = self.rows[k].iter().map(|&i| {
-                        let (bi, l) = (b(o, i), o.entry(i, c));
-                        quote!(#bi -= #l * y;)
-                    });
-                    quote!({ #exchange let y = #y; #(#each)* })
-                })
-            })
-            .collect();
-        let forward = tokens(emit(&forward, &reading));
-        let backward: Vec<Item> = self
-            .pivots
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(k, &(r, c))| -> Item {
-                Box::new(move |o: &dyn Operands| {
-                    let br = b(o, r);
-                    let each = self.columns[k].iter().map(|&j| {
-                        let (u, xj) = (o.entry(r, j), x(o, j));
-                        quote!(s -= #u * #xj;)
-                    });
-                    let pivot = o.entry(r, c);
-                    quote!({ let mut s = #br; #(#each)* #br = s / #pivot; })
-                })
-            })
-            .collect();
-        let backward = tokens(emit(&backward, &reading));
-        // A banded block is factored inside its band; a small dense one in a contiguous
-        // copy by the dense LU.
-        let (block, solve_block, unpermute) = if compact {
-            self.compact_block(&at)
-        } else if self.band.is_some() {
-            (
-                quote!(#p::sparse::factor_block_band(plan, a, slot)),
-                quote!(#p::sparse::solve_block_band(plan, a, slot, r);),
-                quote!(),
-            )
-        } else {
-            let size = self.block_columns.len();
-            let factor = if size <= DENSE_BLOCK_LIMIT {
-                let s = lit(size);
-                quote!(#p::sparse::factor_block_dense::<T, #n, #s>(plan, a, slot))
-            } else {
-                quote!(#p::sparse::factor_block(plan, a, slot))
-            };
-            (
-                factor,
-                quote!(#p::sparse::solve_block(plan, a, slot, r);),
-                quote!(#p::sparse::unpermute_block(plan, slot, r);),
-            )
-        };
+        let parts = self.factor_parts(&panels, emit(&self.step_items(&panels, compact), &writing));
+        let forward = tokens(emit(&self.forward_items(), &reading));
+        let backward = tokens(emit(&self.backward_items(compact), &reading));
+        let (block, solve_block, unpermute) = self.block_calls(compact, &at);
         quote! {
             #[cfg(not(debug_assertions))]
             #[allow(clippy::all)]
@@ -765,6 +587,211 @@ impl Elimination {
                 }
                 #unpermute
             }
+        }
+    }
+
+    /// The fill, zeroed in the order of its positions, which repeats where the matrix
+    /// does.
+    fn fill_items(&self, position: &dyn Fn(usize, usize) -> usize) -> Vec<Item<'static>> {
+        let mut fill = self.fill.clone();
+        fill.sort_by_key(|&(i, j)| position(i, j));
+        fill.into_iter()
+            .map(|(i, j)| -> Item {
+                Box::new(move |o: &dyn Operands| {
+                    let e = o.entry(i, j);
+                    quote!(#e = T::zero();)
+                })
+            })
+            .collect()
+    }
+
+    /// The row scales of the threshold test (see `solve::sparse::factor`): the 1-norm of
+    /// each primal row that a single pivot's test reads.
+    fn scale_items(&self) -> Vec<Item<'_>> {
+        let in_pair = |k: usize| self.paired[k] || (k > 0 && self.paired[k - 1]);
+        let single = |k: usize| !in_pair(k) && !self.linear[k];
+        let mut tested: BTreeSet<usize> = BTreeSet::new();
+        for (k, &(r, _)) in self.pivots.iter().enumerate().filter(|&(k, _)| single(k)) {
+            let below = self.rows[k].iter().filter(|&&i| !self.multiplier[i]);
+            if below.clone().next().is_some() {
+                tested.insert(r);
+                tested.extend(below);
+            }
+        }
+        tested
+            .iter()
+            .map(|&i| -> Item {
+                Box::new(move |o: &dyn Operands| {
+                    let name = o.index(i);
+                    let entries = self.scaled[i].iter().map(|&j| {
+                        let e = o.entry(i, j);
+                        quote!(#e.abs())
+                    });
+                    quote!(scale[#name] = #(#entries)+*;)
+                })
+            })
+            .collect()
+    }
+
+    /// The static steps, one item per panel.
+    fn step_items<'a>(&'a self, panels: &[(usize, usize)], compact: bool) -> Vec<Item<'a>> {
+        panels
+            .iter()
+            .map(|&(k, width)| -> Item {
+                Box::new(move |o: &dyn Operands| self.panel(k, width, compact, o))
+            })
+            .collect()
+    }
+
+    /// The emitted static steps in parts of at most `PART_FLOPS` multiply–adds (a loop
+    /// counts its body once), each its own function: LLVM's time on one function grows
+    /// faster than its length. One function for the 40-link chain's 39 k multiply–adds
+    /// more than doubled the build of the chains bench; a crate stepping the 10-link
+    /// chain with EM and VI-A built (dev profile, after its dependencies, before the
+    /// methods were left to release builds) in 22.6 s with parts of 4000, 17.6 s with
+    /// 1000, 16.9 s with 250, and 6.7 s with no straight-line code at all. Chunking the
+    /// solve's passes as well gained nothing.
+    fn factor_parts(&self, panels: &[(usize, usize)], steps: Vec<Chunk>) -> Vec<TokenStream> {
+        let p = private();
+        let n = lit(self.n);
+        let step_flops = |item: usize| {
+            let (k, width) = panels[item];
+            (k..k + width)
+                .map(|k| self.rows[k].len() * (self.columns[k].len() + 1))
+                .sum::<usize>()
+        };
+        let mut parts: Vec<Vec<TokenStream>> = vec![vec![]];
+        let mut part_flops = 0;
+        for chunk in steps {
+            let flops: usize = chunk.body.clone().map(step_flops).sum();
+            if part_flops > 0 && part_flops + flops > PART_FLOPS {
+                parts.push(vec![]);
+                part_flops = 0;
+            }
+            part_flops += flops;
+            if let Some(part) = parts.last_mut() {
+                part.push(chunk.tokens);
+            }
+        }
+        let inline = if parts.len() > 1 {
+            quote!(#[inline(never)])
+        } else {
+            quote!(#[inline])
+        };
+        parts
+            .iter()
+            .map(|steps| {
+                quote! {
+                    {
+                        #inline
+                        fn part<T: #p::Real>(
+                            a: &mut [[T; #n]; #n],
+                            slot: &mut [usize; #n],
+                            plan: &#p::Plan,
+                            threshold: T,
+                            scale: &[T; #n],
+                            pair_scale: &mut T,
+                        ) -> ::core::result::Result<(), #p::NeedsPivoting> {
+                            let _ = (&slot, plan, scale, &pair_scale);
+                            #(#steps)*
+                            ::core::result::Result::Ok(())
+                        }
+                        if let ::core::result::Result::Err(e) =
+                            part(a, slot, plan, threshold, &scale, &mut pair_scale)
+                        {
+                            return ::core::option::Option::Some(::core::result::Result::Err(e));
+                        }
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The forward substitution, one item per pivot in order.
+    fn forward_items(&self) -> Vec<Item<'_>> {
+        self.pivots
+            .iter()
+            .enumerate()
+            .map(|(k, &(r, c))| -> Item {
+                Box::new(move |o: &dyn Operands| {
+                    let exchange = if self.paired[k] {
+                        let (r, c) = (o.index(r), o.index(c));
+                        quote!(if slot[#c] != #r { b.swap(#r, slot[#c]); })
+                    } else {
+                        quote!()
+                    };
+                    let y = rhs(o, r);
+                    let each = self.rows[k].iter().map(|&i| {
+                        let (bi, l) = (rhs(o, i), o.entry(i, c));
+                        quote!(#bi -= #l * y;)
+                    });
+                    quote!({ #exchange let y = #y; #(#each)* })
+                })
+            })
+            .collect()
+    }
+
+    /// The back substitution, one item per pivot in reverse order.
+    fn backward_items(&self, compact: bool) -> Vec<Item<'_>> {
+        let in_block = |i: usize| self.block_rows.contains(&i);
+        // x_j of a dense block's column sits in b[slot[j]] until the block is
+        // unpermuted; a banded block solves in place.
+        let x = move |o: &dyn Operands, j: usize| {
+            if in_block(j) && self.band.is_none() && !compact {
+                let j = o.index(j);
+                quote!(b[slot[#j]])
+            } else {
+                rhs(o, j)
+            }
+        };
+        self.pivots
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(k, &(r, c))| -> Item {
+                Box::new(move |o: &dyn Operands| {
+                    let br = rhs(o, r);
+                    let each = self.columns[k].iter().map(|&j| {
+                        let (u, xj) = (o.entry(r, j), x(o, j));
+                        quote!(s -= #u * #xj;)
+                    });
+                    let pivot = o.entry(r, c);
+                    quote!({ let mut s = #br; #(#each)* #br = s / #pivot; })
+                })
+            })
+            .collect()
+    }
+
+    /// The block's factorisation, its solve and its unpermutation: a banded block is
+    /// factored inside its band; a small dense one in a contiguous copy by the dense LU.
+    fn block_calls(
+        &self,
+        compact: bool,
+        at: &dyn Fn(usize, usize) -> TokenStream,
+    ) -> (TokenStream, TokenStream, TokenStream) {
+        let p = private();
+        let n = lit(self.n);
+        if compact {
+            self.compact_block(at)
+        } else if self.band.is_some() {
+            (
+                quote!(#p::sparse::factor_block_band(plan, a, slot)),
+                quote!(#p::sparse::solve_block_band(plan, a, slot, r);),
+                quote!(),
+            )
+        } else {
+            let size = self.block_columns.len();
+            let factor = if size <= DENSE_BLOCK_LIMIT {
+                let s = lit(size);
+                quote!(#p::sparse::factor_block_dense::<T, #n, #s>(plan, a, slot))
+            } else {
+                quote!(#p::sparse::factor_block(plan, a, slot))
+            };
+            (
+                factor,
+                quote!(#p::sparse::solve_block(plan, a, slot, r);),
+                quote!(#p::sparse::unpermute_block(plan, slot, r);),
+            )
         }
     }
 
@@ -1160,6 +1187,12 @@ impl Elimination {
         }};
         (factor, solve, quote!())
     }
+}
+
+/// `b[i]`: entry `i` of the right-hand side the substitutions solve in place.
+fn rhs(o: &dyn Operands, i: usize) -> TokenStream {
+    let i = o.index(i);
+    quote!(b[#i])
 }
 
 /// Blocks of up to this many unknowns (in the compact layout) are factored by
