@@ -7,11 +7,11 @@
 //! test with `--release`). Test builds factor along the same plan table-driven,
 //! which rounds differently: 2.1e-12 after 10³ steps.
 #[path = "../../benches/support/handwritten_em.rs"]
-mod handwritten_em;
+mod handwritten;
 
 #[test]
 fn handwritten_em_step_follows_the_generated_one() {
-    let check = handwritten_em::agreement(1000);
+    let check = handwritten::agreement(1000);
     assert_eq!(check.steps, 1000);
     assert!(check.first_step <= 1e-14, "{check:?}");
     let bound = if cfg!(debug_assertions) { 5e-12 } else { 1e-12 };
