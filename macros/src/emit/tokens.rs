@@ -1,6 +1,6 @@
-//! The pieces of straight-line Rust that [`model`](super::model), [`kernels`](super::kernels)
-//! and [`scheme`](super::scheme) share: paths into the runtime, literals, reads of the
-//! model's variables, and graph nodes turned into statements, vectors and matrices.
+//! The pieces of straight-line Rust that the model, kernel and scheme emitters share:
+//! paths into the runtime, literals, reads of the model's variables, and graph nodes
+//! turned into statements, vectors and matrices.
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
