@@ -443,14 +443,9 @@ fn sum_arguments(args: TokenStream, close: Span) -> syn::Result<TokenStream> {
     Ok(out.into_iter().collect())
 }
 
-fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
-    let attrs = input.call(Attribute::parse_outer)?;
-    let vis = input.parse()?;
-    input.parse::<Token![struct]>()?;
-    let name: Ident = input.parse()?;
-    let body;
-    braced!(body in input);
-    let mut m = ModelAst {
+/// A model with no blocks yet.
+fn empty_model(attrs: Vec<Attribute>, vis: Visibility, name: Ident) -> ModelAst {
+    ModelAst {
         attrs,
         vis,
         name,
@@ -468,7 +463,40 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
         observables: Vec::new(),
         forces: Vec::new(),
         schemes: Vec::new(),
+    }
+}
+
+/// The error at a model body's token that starts no block: a reserved block, a typo or
+/// an alias of one, or not a block at all.
+fn unknown_block(body: ParseStream) -> syn::Error {
+    // error: `forces` blocks are not supported yet; a model body contains ...
+    //   --> macros/tests/ui/parse/unknown_block.rs
+    //    |     forces { ... }
+    //    |     ^^^^^^
+    let msg = match body.fork().parse::<Ident>() {
+        Ok(id) if RESERVED.contains(&id.to_string().as_str()) => {
+            format!("`{id}` blocks are not supported yet; a model body contains {BLOCKS}")
+        }
+        Ok(id) => {
+            let name = id.to_string();
+            let alias = ALIASES.iter().find(|(a, _)| *a == name).map(|(_, w)| w);
+            let typo = alias.or_else(|| BLOCK_WORDS.iter().find(|w| is_typo(&name, w)));
+            let hint = typo.map_or_else(String::new, |w| format!(" (did you mean `{w}`?)"));
+            format!("unknown block `{id}`{hint}; a model body contains {BLOCKS}")
+        }
+        Err(_) => format!("expected {BLOCKS} in the body of a model"),
     };
+    syn::Error::new(body.span(), msg)
+}
+
+fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
+    let attrs = input.call(Attribute::parse_outer)?;
+    let vis = input.parse()?;
+    input.parse::<Token![struct]>()?;
+    let name: Ident = input.parse()?;
+    let body;
+    braced!(body in input);
+    let mut m = empty_model(attrs, vis, name);
     let (mut params, mut coords, mut holo, mut mom, mut schemes) = (None, None, None, None, None);
     let mut nonholo = None;
     let mut invariants = None;
@@ -552,24 +580,7 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
             let v = braced_list::<SchemeAst>(&body)?;
             set_once(&mut schemes, v, k.span, "schemes")?;
         } else {
-            // error: `forces` blocks are not supported yet; a model body contains ...
-            //   --> macros/tests/ui/parse/unknown_block.rs
-            //    |     forces { ... }
-            //    |     ^^^^^^
-            let msg = match body.fork().parse::<Ident>() {
-                Ok(id) if RESERVED.contains(&id.to_string().as_str()) => {
-                    format!("`{id}` blocks are not supported yet; a model body contains {BLOCKS}")
-                }
-                Ok(id) => {
-                    let name = id.to_string();
-                    let alias = ALIASES.iter().find(|(a, _)| *a == name).map(|(_, w)| w);
-                    let typo = alias.or_else(|| BLOCK_WORDS.iter().find(|w| is_typo(&name, w)));
-                    let hint = typo.map_or_else(String::new, |w| format!(" (did you mean `{w}`?)"));
-                    format!("unknown block `{id}`{hint}; a model body contains {BLOCKS}")
-                }
-                Err(_) => format!("expected {BLOCKS} in the body of a model"),
-            };
-            return Err(syn::Error::new(body.span(), msg));
+            return Err(unknown_block(&body));
         }
     }
     m.params = params.unwrap_or_default();

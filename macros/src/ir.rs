@@ -259,7 +259,7 @@ impl Model {
                 (CoordKind::Scalar, _) | (CoordKind::Quat, Symmetry::Translation(_)) => continue,
                 (CoordKind::Vec3, Symmetry::Rotation(a)) => {
                     let a: Vec<Id> = a.iter().map(|&x| g.constant(x)).collect();
-                    crate::lower::cross(g, &a, &q).to_vec()
+                    crate::quaternion::cross(g, &a, &q).to_vec()
                 }
                 (CoordKind::Vec3, Symmetry::Translation(a)) => {
                     a.iter().map(|&x| g.constant(x)).collect()

@@ -18,6 +18,7 @@ mod mutation_tests;
 mod quantities;
 mod quaternion;
 mod schemes;
+mod suggest;
 mod sym;
 #[cfg(test)]
 mod test_rng;

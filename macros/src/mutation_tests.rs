@@ -208,104 +208,9 @@ fn mutate(base: &TokenStream, class: &str, rng: &mut Rng) -> Option<(TokenStream
             let out = edit(base, path, &mut |t| t.swap(i, i + 1));
             Some((out, format!("swap {} with the next", at(i))))
         }
-        "rename" => {
-            let idents: Vec<(Path, usize)> = all
-                .iter()
-                .flat_map(|(p, t)| {
-                    t.iter()
-                        .enumerate()
-                        .filter(|(_, x)| matches!(x, TokenTree::Ident(_)))
-                        .map(move |(i, _)| (p.clone(), i))
-                })
-                .collect();
-            let names: Vec<String> = all
-                .iter()
-                .flat_map(|(_, t)| t.iter())
-                .filter_map(|x| match x {
-                    TokenTree::Ident(id) => Some(id.to_string()),
-                    _ => None,
-                })
-                .collect();
-            let (p, i) = rng.pick(&idents)?.clone();
-            let to = if rng.below(2) == 0 {
-                rng.pick(&names)?.clone()
-            } else {
-                rng.pick(&NAMES)?.to_string()
-            };
-            let mut from = String::new();
-            let out = edit(base, &p, &mut |t| {
-                from = t[i].to_string();
-                t[i] = TokenTree::Ident(new_ident(&to, t[i].span()));
-            });
-            Some((out, format!("rename {p:?}[{i}] `{from}` to `{to}`")))
-        }
-        "literal" => {
-            let lits: Vec<(Path, usize)> = all
-                .iter()
-                .flat_map(|(p, t)| {
-                    t.iter()
-                        .enumerate()
-                        .filter(|(_, x)| matches!(x, TokenTree::Literal(l) if !l.to_string().starts_with('"')))
-                        .map(move |(i, _)| (p.clone(), i))
-                })
-                .collect();
-            let (p, i) = rng.pick(&lits)?.clone();
-            let value = *rng.pick(&EDGE_LITERALS)?;
-            let mut from = String::new();
-            let out = edit(base, &p, &mut |t| {
-                from = t[i].to_string();
-                t.splice(i..i + 1, edge_literal(value));
-            });
-            let shown = if value == "LONG" {
-                "a 400-digit integer"
-            } else {
-                value
-            };
-            Some((out, format!("literal {p:?}[{i}] `{from}` to `{shown}`")))
-        }
-        "drop-block" | "empty-block" | "duplicate-block" => {
-            let with_blocks: Vec<(&Path, std::ops::Range<usize>)> = all
-                .iter()
-                .flat_map(|(p, t)| blocks(t).into_iter().map(move |r| (p, r)))
-                .collect();
-            let (p, r) = rng.pick(&with_blocks)?.clone();
-            let mut shown = String::new();
-            let out = edit(base, p, &mut |t| {
-                shown = t[r.clone()]
-                    .iter()
-                    .take(2)
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                match class {
-                    "drop-block" => {
-                        t.drain(r.clone());
-                    }
-                    "duplicate-block" => {
-                        let copy: Vec<TokenTree> = t[r.clone()].to_vec();
-                        t.splice(r.end..r.end, copy);
-                    }
-                    _ => {
-                        // `name { }`, `#[]`, or `name = ;`
-                        if let TokenTree::Group(g) = &t[r.start + 1] {
-                            let mut empty = Group::new(g.delimiter(), TokenStream::new());
-                            empty.set_span(g.span());
-                            t[r.start + 1] = TokenTree::Group(empty);
-                        } else {
-                            let eq = (r.start..r.end)
-                                .find(|&j| is_punct(&t[j], '='))
-                                .unwrap_or(r.start);
-                            t.drain(eq + 1..r.end - 1);
-                        }
-                    }
-                }
-            });
-            let shown: String = shown.chars().take(60).collect();
-            Some((
-                out,
-                format!("{class} {p:?}[{}..{}] `{shown}`", r.start, r.end),
-            ))
-        }
+        "rename" => rename(base, &all, rng),
+        "literal" => literal(base, &all, rng),
+        "drop-block" | "empty-block" | "duplicate-block" => block_mutation(base, &all, class, rng),
         "nested-group" => {
             // Empty a parenthesised or braced group, or delete a token inside one.
             let inner: Vec<&(Path, Vec<TokenTree>)> = nonempty
@@ -342,6 +247,127 @@ fn mutate(base: &TokenStream, class: &str, rng: &mut Rng) -> Option<(TokenStream
         }
         _ => unreachable!("unknown class {class}"),
     }
+}
+
+/// A variant with one identifier renamed: to another of the model's, or to one of
+/// [`NAMES`].
+fn rename(
+    base: &TokenStream,
+    all: &[(Path, Vec<TokenTree>)],
+    rng: &mut Rng,
+) -> Option<(TokenStream, String)> {
+    let idents: Vec<(Path, usize)> = all
+        .iter()
+        .flat_map(|(p, t)| {
+            t.iter()
+                .enumerate()
+                .filter(|(_, x)| matches!(x, TokenTree::Ident(_)))
+                .map(move |(i, _)| (p.clone(), i))
+        })
+        .collect();
+    let names: Vec<String> = all
+        .iter()
+        .flat_map(|(_, t)| t.iter())
+        .filter_map(|x| match x {
+            TokenTree::Ident(id) => Some(id.to_string()),
+            _ => None,
+        })
+        .collect();
+    let (p, i) = rng.pick(&idents)?.clone();
+    let to = if rng.below(2) == 0 {
+        rng.pick(&names)?.clone()
+    } else {
+        rng.pick(&NAMES)?.to_string()
+    };
+    let mut from = String::new();
+    let out = edit(base, &p, &mut |t| {
+        from = t[i].to_string();
+        t[i] = TokenTree::Ident(new_ident(&to, t[i].span()));
+    });
+    Some((out, format!("rename {p:?}[{i}] `{from}` to `{to}`")))
+}
+
+/// A variant with one number replaced by one of [`EDGE_LITERALS`].
+fn literal(
+    base: &TokenStream,
+    all: &[(Path, Vec<TokenTree>)],
+    rng: &mut Rng,
+) -> Option<(TokenStream, String)> {
+    let lits: Vec<(Path, usize)> = all
+        .iter()
+        .flat_map(|(p, t)| {
+            t.iter()
+                .enumerate()
+                .filter(
+                    |(_, x)| matches!(x, TokenTree::Literal(l) if !l.to_string().starts_with('"')),
+                )
+                .map(move |(i, _)| (p.clone(), i))
+        })
+        .collect();
+    let (p, i) = rng.pick(&lits)?.clone();
+    let value = *rng.pick(&EDGE_LITERALS)?;
+    let mut from = String::new();
+    let out = edit(base, &p, &mut |t| {
+        from = t[i].to_string();
+        t.splice(i..i + 1, edge_literal(value));
+    });
+    let shown = if value == "LONG" {
+        "a 400-digit integer"
+    } else {
+        value
+    };
+    Some((out, format!("literal {p:?}[{i}] `{from}` to `{shown}`")))
+}
+
+/// A variant with one block (`name { … }`, an attribute, `name = …;`) dropped,
+/// emptied or duplicated, as `class` says.
+fn block_mutation(
+    base: &TokenStream,
+    all: &[(Path, Vec<TokenTree>)],
+    class: &str,
+    rng: &mut Rng,
+) -> Option<(TokenStream, String)> {
+    let with_blocks: Vec<(&Path, std::ops::Range<usize>)> = all
+        .iter()
+        .flat_map(|(p, t)| blocks(t).into_iter().map(move |r| (p, r)))
+        .collect();
+    let (p, r) = rng.pick(&with_blocks)?.clone();
+    let mut shown = String::new();
+    let out = edit(base, p, &mut |t| {
+        shown = t[r.clone()]
+            .iter()
+            .take(2)
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ");
+        match class {
+            "drop-block" => {
+                t.drain(r.clone());
+            }
+            "duplicate-block" => {
+                let copy: Vec<TokenTree> = t[r.clone()].to_vec();
+                t.splice(r.end..r.end, copy);
+            }
+            _ => {
+                // `name { }`, `#[]`, or `name = ;`
+                if let TokenTree::Group(g) = &t[r.start + 1] {
+                    let mut empty = Group::new(g.delimiter(), TokenStream::new());
+                    empty.set_span(g.span());
+                    t[r.start + 1] = TokenTree::Group(empty);
+                } else {
+                    let eq = (r.start..r.end)
+                        .find(|&j| is_punct(&t[j], '='))
+                        .unwrap_or(r.start);
+                    t.drain(eq + 1..r.end - 1);
+                }
+            }
+        }
+    });
+    let shown: String = shown.chars().take(60).collect();
+    Some((
+        out,
+        format!("{class} {p:?}[{}..{}] `{shown}`", r.start, r.end),
+    ))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]

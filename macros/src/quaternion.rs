@@ -12,6 +12,15 @@
 //! ```
 use crate::sym::{Graph, Id};
 
+/// `a × b` for 3-vectors (the DSL's `cross`, and the cross term of the product below).
+pub fn cross(g: &mut Graph, a: &[Id], b: &[Id]) -> [Id; 3] {
+    let mut c = |i: usize, j: usize| {
+        let (x, y) = (g.mul(a[i], b[j]), g.mul(a[j], b[i]));
+        g.sub(x, y)
+    };
+    [c(1, 2), c(2, 0), c(0, 1)]
+}
+
 /// `hat(a)`, the cross-product matrix: `hat(a) x = a × x`.
 fn hat(g: &mut Graph, a: &[Id]) -> [[Id; 3]; 3] {
     let zero = g.zero();

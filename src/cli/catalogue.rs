@@ -6,17 +6,17 @@
 //! the library from [`livens::schemes::CATALOGUE`].
 use std::sync::LazyLock;
 
-use livens::schemes::info::{Energy, Entry, MassRequirement, ModelRequirement};
-use livens::schemes::CATALOGUE;
-use livens::Orders;
 use livens::{
     DeclaredSchemes, FromNode, GglState, Model, MomentumMaps, NodeValues, Parameters, SchemeInfo,
     SchemeVisitor, Step,
 };
 use livens_models::*;
 
+use super::entry::{Job, ModelEntry, ModelInfo, ParamValues};
 use super::error::CliError;
-use super::run::{self, Job, Outcome};
+use super::outcome::Outcome;
+use super::run;
+use super::schemes::{all_schemes, scheme_list, SchemeEntry};
 
 catalogue! {
     // name on the command line => model type
@@ -36,163 +36,6 @@ catalogue! {
     "double-top" => DoubleTop,
     "torus" => ParticleOnTorus,
     "forced-oscillator" => ForcedOscillator,
-}
-
-/// One scheme as the command names it: its marker type (with its stage count) and its
-/// [`SchemeInfo`].
-#[derive(Debug, PartialEq, Eq)]
-pub struct SchemeEntry {
-    /// The name on the command line: the marker type's, with the stage count of a
-    /// staged scheme, e.g. `GglEm`, `LobattoIIIAIIIB(3)`.
-    pub name: String,
-    /// The papers' label, e.g. `EM`.
-    pub label: String,
-    /// Convergence orders; `None` for a catalogue entry whose orders depend on a stage
-    /// count not yet chosen.
-    pub order: Option<Orders>,
-    /// Conserves the energy to round-off.
-    pub conserves_energy: bool,
-    /// Symplectic.
-    pub symplectic: bool,
-    /// Holds `g(q) = 0` at the nodes (as one of its equations), rather than at
-    /// midpoints or at `q^θ` (the catalogue's `constraints_at_nodes`).
-    pub holds_constraints_at_nodes: bool,
-    /// The energy the command reports is the generalized one, `E = p·v − T + V` with the
-    /// state's own `v` (eq. (74) of the Livens paper), rather than `H(q, p)`: for the
-    /// schemes that never invert the mass matrix, whose `p` and `v` are independent.
-    pub generalized_energy: bool,
-    /// The state's `v` is `M₄⁻¹ p` (the Hamiltonian rigid-body schemes MPH and EMH, the
-    /// Livens paper's footnote 5), so that `E` is their Hamiltonian `H = T* + V` wherever
-    /// `q·v = 0`.
-    pub hamiltonian_velocity: bool,
-    /// Assembled from the point kernels with stages (the catalogue's `Prk` family): its
-    /// forces act at the stages, so the command integrates their work with a quadrature
-    /// of higher order than the midpoint rule the energy–momentum schemes balance.
-    pub stage_family: bool,
-}
-
-impl SchemeEntry {
-    /// The entry of marker type `S`.
-    pub fn of<S: SchemeInfo>() -> Self {
-        // `Lobatto IIIA-IIIB s=3`: the label with each parameter by its lower-case name.
-        let mut label = S::LABEL.to_owned();
-        for (param, arg) in S::ENTRY.params.iter().zip(S::ARGS) {
-            label.push_str(&format!(" {}={arg}", param.name.to_lowercase()));
-        }
-        let name = S::INSTANCE.to_string();
-        Self {
-            name,
-            label,
-            order: Some(S::ORDER),
-            conserves_energy: S::CONSERVES_ENERGY,
-            symplectic: S::SYMPLECTIC,
-            holds_constraints_at_nodes: S::ENTRY.constraints_at_nodes,
-            generalized_energy: S::ENTRY.requires.mass == MassRequirement::Any,
-            hamiltonian_velocity: S::ENTRY.requires.model == ModelRequirement::RigidBody,
-            stage_family: S::ENTRY.family == "Prk",
-        }
-    }
-
-    /// A catalogue row, its parameters (if any) left open as `(s)`, `(s, w, r)`.
-    pub fn of_entry(entry: &Entry) -> Self {
-        let params: Vec<String> = entry.params.iter().map(|p| p.name.to_lowercase()).collect();
-        let name = if params.is_empty() {
-            entry.name.to_owned()
-        } else {
-            format!("{}({})", entry.name, params.join(", "))
-        };
-        Self {
-            name,
-            label: entry.label.to_owned(),
-            order: None,
-            conserves_energy: entry.energy == Energy::Exact,
-            symplectic: entry.symplectic,
-            holds_constraints_at_nodes: entry.constraints_at_nodes,
-            generalized_energy: entry.requires.mass == MassRequirement::Any,
-            hamiltonian_velocity: entry.requires.model == ModelRequirement::RigidBody,
-            stage_family: entry.family == "Prk",
-        }
-    }
-
-    /// `GglEm (EM)`.
-    pub fn display(&self) -> String {
-        format!("{} ({})", self.name, self.label)
-    }
-
-    /// The order in `q` as `livens list` shows it: `2`, or the catalogue's formula.
-    pub fn order_text(&self) -> String {
-        match self.order {
-            Some(o) if o.q == o.p => o.q.to_string(),
-            Some(o) => format!("q {}, p {}", o.q, o.p),
-            None => CATALOGUE
-                .iter()
-                .find(|e| self.name.starts_with(e.name))
-                .map_or_else(String::new, |e| e.order.q.replace(" * ", "").to_lowercase()),
-        }
-    }
-}
-
-/// One model: its names, defaults, schemes, and the monomorphised entry points.
-#[derive(Debug)]
-pub struct ModelEntry {
-    /// The name on the command line, e.g. `top`.
-    pub name: &'static str,
-    /// The model type's name, e.g. `LagrangeTop` (also accepted on the command line).
-    pub type_name: &'static str,
-    /// The schemes the model's `model!` declares, in order.
-    pub schemes: Vec<SchemeEntry>,
-    /// Parameter names, for `--param`.
-    pub parameters: &'static [&'static str],
-    /// The paper's step size.
-    pub default_step: f64,
-    /// The paper's time span.
-    pub default_span: f64,
-    /// Sizes, momentum maps and parameter values of the default model.
-    pub describe: fn() -> ModelInfo,
-    /// Whether the model accepts `--param` values (`Model::check_parameters`), before
-    /// anything is written; the reason if not.
-    pub check_parameters: fn(&ParamValues) -> Result<(), String>,
-    /// Runs `job` (whose scheme must be one of `schemes`).
-    pub simulate: fn(&Job) -> Result<Outcome, CliError>,
-}
-
-/// `--param NAME=VALUE` pairs, in command-line order.
-pub type ParamValues = [(String, f64)];
-
-/// What `livens list` shows of a model.
-#[derive(Debug)]
-pub struct ModelInfo {
-    /// Number of scalar coordinates.
-    pub coordinates: usize,
-    /// Number of scalar holonomic constraints.
-    pub constraints: usize,
-    /// Names of the momentum maps.
-    pub momentum_maps: Vec<&'static str>,
-    /// Names of the nonholonomic constraints `A(q)·v = 0`.
-    pub nonholonomic: Vec<&'static str>,
-    /// Parameter names and default values.
-    pub parameters: Vec<(&'static str, f64)>,
-    /// Whether the model declares generalized forces ([`Model::FORCED`]).
-    pub forced: bool,
-}
-
-impl ModelInfo {
-    fn of<Mdl, const D: usize, const M: usize, const K: usize, const Q: usize>(model: &Mdl) -> Self
-    where
-        Mdl: Model<f64, D, M, Q> + MomentumMaps<f64, D, K, Q> + Parameters<f64>,
-    {
-        Self {
-            coordinates: D,
-            constraints: M,
-            momentum_maps: <Mdl as MomentumMaps<f64, D, K, Q>>::NAMES.to_vec(),
-            nonholonomic: Mdl::NONHOLONOMIC.to_vec(),
-            parameters: Mdl::PARAMETERS
-                .iter()
-                .map(|&name| (name, model.parameter(name).unwrap_or(f64::NAN)))
-                .collect(),
-            forced: Mdl::FORCED,
-        }
-    }
 }
 
 /// Collects the [`SchemeEntry`] of every scheme a model declares.
@@ -336,8 +179,9 @@ fn set_parameters<P: Parameters<f64>>(model: &mut P, job: &Job) -> Result<(), Cl
         model
             .set_parameter(name, *value)
             .map_err(|_| CliError::UnknownParameter {
-                model: job.model,
+                model: job.model.name,
                 name: name.clone(),
+                parameters: job.model.parameters,
             })?;
     }
     Ok(())
@@ -362,7 +206,10 @@ fn find_model_in<'m>(models: &'m [ModelEntry], given: &str) -> Result<&'m ModelE
     models
         .iter()
         .find(|m| normalise(m.name) == key || normalise(m.type_name) == key)
-        .ok_or_else(|| CliError::UnknownModel(given.to_owned()))
+        .ok_or_else(|| CliError::UnknownModel {
+            given: given.to_owned(),
+            valid: model_names().join(", "),
+        })
 }
 
 /// The scheme called `given` (its name or its label), checked against the schemes
@@ -383,13 +230,11 @@ pub fn find_scheme<'m>(model: &'m ModelEntry, given: &str) -> Result<&'m SchemeE
             scheme: scheme.name,
             supported: scheme_list(&model.schemes),
         }),
-        None => Err(CliError::UnknownScheme(given.to_owned())),
+        None => Err(CliError::UnknownScheme {
+            given: given.to_owned(),
+            valid: scheme_list(&all_schemes()),
+        }),
     }
-}
-
-/// Every scheme of the library's catalogue, in its order.
-pub fn all_schemes() -> Vec<SchemeEntry> {
-    CATALOGUE.iter().map(|e| SchemeEntry::of_entry(e)).collect()
 }
 
 /// The command-line names of all models.
@@ -397,17 +242,10 @@ pub fn model_names() -> Vec<&'static str> {
     MODELS.iter().map(|m| m.name).collect()
 }
 
-/// `GglEm (EM), GglViA (VI-A)`.
-pub fn scheme_list<'a>(schemes: impl IntoIterator<Item = &'a SchemeEntry>) -> String {
-    schemes
-        .into_iter()
-        .map(SchemeEntry::display)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 #[cfg(test)]
 mod tests {
+    use livens::schemes::CATALOGUE;
+
     use super::*;
 
     fn no_describe() -> ModelInfo {

@@ -3,8 +3,6 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use super::catalogue::{self, ModelEntry};
-
 /// Exit code of a successful run.
 pub const OK: u8 = 0;
 /// Exit code of a command-line mistake: unknown model, scheme or parameter, a scheme
@@ -108,9 +106,19 @@ pub fn exit_codes_help() -> String {
 #[derive(Debug)]
 pub enum CliError {
     /// The model name is not in the catalogue.
-    UnknownModel(String),
+    UnknownModel {
+        /// The name given.
+        given: String,
+        /// The catalogue's models, as a list for the message.
+        valid: String,
+    },
     /// The scheme name is not in the catalogue.
-    UnknownScheme(String),
+    UnknownScheme {
+        /// The name given.
+        given: String,
+        /// The catalogue's schemes, as a list for the message.
+        valid: String,
+    },
     /// The scheme exists, but the model's `model!` does not declare it.
     Unsupported {
         /// The model's name.
@@ -122,10 +130,12 @@ pub enum CliError {
     },
     /// `--param` names a parameter the model does not have.
     UnknownParameter {
-        /// The model.
-        model: &'static ModelEntry,
+        /// The model's name.
+        model: &'static str,
         /// The name given.
         name: String,
+        /// The model's parameters.
+        parameters: &'static [&'static str],
     },
     /// An option value outside its domain (e.g. `--t-end` shorter than `--dt`).
     InvalidValue(String),
@@ -169,8 +179,8 @@ impl CliError {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::UnknownModel(_)
-            | Self::UnknownScheme(_)
+            Self::UnknownModel { .. }
+            | Self::UnknownScheme { .. }
             | Self::Unsupported { .. }
             | Self::UnknownParameter { .. }
             | Self::InvalidValue(_)
@@ -186,15 +196,13 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::UnknownModel(given) => write!(
+            Self::UnknownModel { given, valid } => write!(
                 f,
-                "unknown model '{given}'; valid models: {} (see 'livens list')",
-                catalogue::model_names().join(", ")
+                "unknown model '{given}'; valid models: {valid} (see 'livens list')"
             ),
-            Self::UnknownScheme(given) => write!(
+            Self::UnknownScheme { given, valid } => write!(
                 f,
-                "unknown scheme '{given}'; valid schemes: {} (see 'livens list')",
-                catalogue::scheme_list(&catalogue::all_schemes())
+                "unknown scheme '{given}'; valid schemes: {valid} (see 'livens list')"
             ),
             Self::Unsupported {
                 model,
@@ -204,11 +212,14 @@ impl fmt::Display for CliError {
                 f,
                 "model '{model}' does not support scheme '{scheme}'; it supports: {supported}"
             ),
-            Self::UnknownParameter { model, name } => write!(
+            Self::UnknownParameter {
+                model,
+                name,
+                parameters,
+            } => write!(
                 f,
-                "model '{}' has no parameter '{name}'; its parameters are: {}",
-                model.name,
-                model.parameters.join(", ")
+                "model '{model}' has no parameter '{name}'; its parameters are: {}",
+                parameters.join(", ")
             ),
             Self::InvalidValue(message) | Self::CsvTooLarge(message) => f.write_str(message),
             Self::InitialState { model, message } => write!(
@@ -283,7 +294,10 @@ mod tests {
     fn every_error_has_a_listed_exit_code() {
         let listed: Vec<u8> = EXIT_CODES.iter().map(|i| i.code).collect();
         let errors = [
-            CliError::UnknownModel("x".into()),
+            CliError::UnknownModel {
+                given: "x".into(),
+                valid: "y".into(),
+            },
             CliError::InvalidValue("x".into()),
             CliError::Newton(vec![]),
             CliError::Check(vec![]),

@@ -1,7 +1,8 @@
 //! `livens list`: the catalogue as three small tables.
-use super::catalogue::{all_schemes, scheme_list, MODELS};
-use super::run::fmt_time;
+use super::catalogue::MODELS;
+use super::schemes::{all_schemes, scheme_list};
 use super::table::aligned;
+use super::times::fmt_time;
 
 /// The text `livens list` prints.
 pub fn render() -> String {

@@ -16,18 +16,24 @@ use clap::Parser;
 mod args;
 mod catalogue;
 mod csv;
+mod entry;
 mod error;
 mod interrupt;
 mod list;
+mod outcome;
 mod plot;
 mod progress;
 mod run;
+mod schemes;
 mod table;
+mod times;
 
 use args::{Cli, Command, RunOptions};
-use catalogue::{find_model, find_scheme, SchemeEntry};
+use catalogue::{find_model, find_scheme};
+use entry::{Job, ModelInfo};
 use error::CliError;
-use run::{fmt_time, Job};
+use schemes::SchemeEntry;
+use times::fmt_time;
 
 /// Parses the command line, runs the command, and maps errors to exit codes.
 pub fn main() -> ExitCode {
@@ -83,8 +89,9 @@ fn integrate(
     for (name, _) in &options.params {
         if !model.parameters.contains(&name.as_str()) {
             return Err(CliError::UnknownParameter {
-                model,
+                model: model.name,
                 name: name.clone(),
+                parameters: model.parameters,
             });
         }
     }
@@ -205,7 +212,10 @@ fn integrate(
         .collect();
     let violations: Vec<String> = outcomes
         .iter()
-        .filter_map(|o| o.violation.map(|v| v.message(model, o.scheme, h)))
+        .filter_map(|o| {
+            o.violation
+                .map(|v| model.violation_message(&v, o.scheme, h))
+        })
         .collect();
     // Ctrl-C's code wins, then a failed step's; every message is shown.
     if let Some(o) = outcomes.iter().find(|o| o.interrupted) {
@@ -268,7 +278,7 @@ const CSV_BYTES_PER_NUMBER: u64 = 20;
 /// The CSV's columns for a model: `t`, `q`, `v`, `p`, two multiplier blocks (at most;
 /// the state layout decides), three energies, the momentum maps and their drifts, three
 /// residuals and Newton's two figures.
-fn csv_columns(info: &catalogue::ModelInfo) -> u64 {
+fn csv_columns(info: &ModelInfo) -> u64 {
     let (d, m, k) = (
         info.coordinates as u64,
         info.constraints as u64,

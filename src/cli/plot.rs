@@ -14,7 +14,7 @@ use plotters::style::{register_font, FontStyle};
 
 use super::args::PlotFormat;
 use super::error::CliError;
-use super::run::{Outcome, Series};
+use super::outcome::{Outcome, Series};
 
 /// Figure size in pixels (also the SVG's user units).
 const SIZE: (u32, u32) = (1200, 820);

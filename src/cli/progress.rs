@@ -41,7 +41,7 @@ impl Progress {
         }
         self.bar.set_position(step as u64);
         self.bar
-            .set_message(format!("t = {}", super::run::fmt_time(t)));
+            .set_message(format!("t = {}", super::times::fmt_time(t)));
         if !self.shown && self.start.elapsed() > DELAY {
             self.bar.set_draw_target(ProgressDrawTarget::stderr());
             self.shown = true;

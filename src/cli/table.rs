@@ -2,8 +2,9 @@
 //! preservation buys, and Newton's cost.
 use std::fmt::Write as _;
 
-use super::catalogue::ModelEntry;
-use super::run::{fmt_time, Outcome};
+use super::entry::ModelEntry;
+use super::outcome::Outcome;
+use super::times::fmt_time;
 
 /// The table's column headers after the scheme column.
 const HEADERS: [&str; 8] = [

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::stage_patterns::{matrix_pattern, velocity_constraint_matrix, ConstraintPatterns};
-use super::{block, lit, private, svector, var_expr};
+use super::tokens::{block, lit, private, svector, var_expr};
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
 use crate::sym::emit::emit_sunk;

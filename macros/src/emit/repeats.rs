@@ -23,7 +23,7 @@ use std::ops::Range;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::lit;
+use super::tokens::lit;
 
 /// What an item's statements read and write.
 pub trait Operands {

@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 
 use super::elimination::Elimination;
 use super::stage_patterns;
-use super::{
+use super::tokens::{
     block, intermediate_derivative_ident, intermediate_ident, lit, private, svector, var_expr,
 };
 use crate::errors::Errors;
@@ -123,47 +123,10 @@ fn scheme_impl(
     let p = private();
     let (d, m, n) = (model.dim(), model.n_constraints(), t.unknowns.len());
     let (dl, ml, nl) = (lit(d), lit(m), lit(n));
-    // The intermediates' nonzero derivatives `∂w_k/∂x_j`, each a variable of the
-    // Jacobian's expressions computed ahead of them.
-    let mut dw = Vec::new();
-    for (k, &(_, def)) in t.intermediates.iter().enumerate() {
-        for (j, &xj) in t.unknowns.iter().enumerate() {
-            let e = model.graph.diff(def, xj);
-            if !model.graph.is_zero(e) {
-                let (_, var) =
-                    model.new_var(format!("dw_{k}_{j}"), Role::IntermediateDerivative(k, j));
-                dw.push((k, j, var, e));
-            }
-        }
-    }
-    // Exact Jacobian ∂R_i/∂x_j + Σ_k ∂R_i/∂w_k ∂w_k/∂x_j: only nonzero entries are
-    // written.
-    let mut nonzero = Vec::new();
-    for (i, &ri) in t.residual.iter().enumerate() {
-        let mut through: Vec<(usize, Id)> = Vec::new();
-        for (k, &(wk, _)) in t.intermediates.iter().enumerate() {
-            let e = model.graph.diff(ri, wk);
-            if !model.graph.is_zero(e) {
-                through.push((k, e));
-            }
-        }
-        for (j, &xj) in t.unknowns.iter().enumerate() {
-            let mut e = model.graph.diff(ri, xj);
-            for &(k, dr_dw) in &through {
-                if let Some(&(_, _, dw_kj, _)) = dw.iter().find(|d| (d.0, d.1) == (k, j)) {
-                    let term = model.graph.mul(dr_dw, dw_kj);
-                    e = model.graph.add(e, term);
-                }
-            }
-            if !model.graph.is_zero(e) {
-                nonzero.push((i, j, e));
-            }
-        }
-    }
+    let dw = intermediate_derivatives(model, t);
+    let nonzero = jacobian_entries(model, t, &dw);
     let intermediates = intermediates_block(model, t, &[]);
     let intermediates_and_derivatives = intermediates_block(model, t, &dw);
-    let mut outputs = t.residual.clone();
-    outputs.extend(nonzero.iter().map(|(_, _, e)| *e));
     // The Jacobian's elimination plan; with one, the writer below skips the zeros
     // (the plan zeroes its fill itself), without one (structurally singular) it
     // clears the whole matrix for the dense LU.
@@ -174,68 +137,12 @@ fn scheme_impl(
         &t.linear_pivots,
     );
     let this = quote!(<Self as #p::families::ggl::DiscreteSystem<T, #marker, #dl, #ml, #nl>>);
-    let (plan, clear, planned) = match &elimination {
-        Some(e) => {
-            let plan = e.tokens();
-            let methods = e.methods(&quote!(match #this::PLAN {
-                ::core::option::Option::Some(plan) => plan,
-                ::core::option::Option::None => return ::core::default::Default::default(),
-            }));
-            (
-                quote!(::core::option::Option::Some(&#plan)),
-                quote!(),
-                methods,
-            )
-        }
-        None => (
-            quote!(::core::option::Option::None),
-            quote!(#p::zero_matrix(jac);),
-            quote!(),
-        ),
-    };
-    // In release builds a plan may pack its entries (see `Elimination::packing`): the
-    // planned writer then puts entry (i, j) at its position.
-    let packing = elimination.as_ref().and_then(|e| e.packing());
+    let (plan, clear, planned) = plan_tokens(elimination.as_ref(), &this);
     let (r_stmts, r_only) = block(model, &t.residual);
-    debug_assert!(
-        t.guess.iter().chain(&t.guess_extrapolated).all(|&g| {
-            !model
-                .graph
-                .depends_on_any(g, |v| matches!(model.role(v), Role::Intermediate(_)))
-        }),
-        "a guess may not use the intermediates"
-    );
-    let (g_stmts, g_vals) = block(model, &t.guess);
-    let guess = svector(n, &g_vals);
-    let (ge_stmts, ge_vals) = block(model, &t.guess_extrapolated);
-    let guess_extrapolated = svector(n, &ge_vals);
-    let nx = &t.next;
-    let next_ids = [
-        nx.q.clone(),
-        nx.v.clone(),
-        nx.p.clone(),
-        nx.lambda.clone(),
-        nx.gamma.clone(),
-    ]
-    .concat();
-    let (a_stmts, a_vals) = block(model, &next_ids);
-    let (qa, rest) = a_vals.split_at(d);
-    let (va, rest) = rest.split_at(d);
-    let (pa, rest) = rest.split_at(d);
-    let (la, ga) = rest.split_at(m);
-    let (qa, va, pa) = (svector(d, qa), svector(d, va), svector(d, pa));
-    let (la, ga) = (svector(m, la), svector(m, ga));
+    let guesses = guesses(model, t, n);
+    let accept = accepted_state(model, t);
     let layout = layout_tokens(&t.blocks);
-    // Every input block bound from where the family's table says it lives.
-    let bindings = crate::schemes::GGL_INPUTS.iter().map(|input| {
-        let name = format_ident!("{}", input.name);
-        let source: TokenStream = input.source.parse().expect("input sources are Rust paths");
-        match input.size {
-            crate::schemes::InputSize::Scalar => quote!(let #name = #source;),
-            _ => quote!(let #name = &#source.data.0[0];),
-        }
-    });
-    let prologue = quote!(#(#bindings)*);
+    let prologue = input_bindings();
     let name = &model.name;
     let state = quote!(#p::GglState<T, #dl, #ml>);
     let signature = quote! {
@@ -249,93 +156,21 @@ fn scheme_impl(
             jac: &mut [[T; #nl]; #nl],
         )
     };
-    // The writer computes its outputs equation by equation, each residual and then its
-    // row of the Jacobian (`nonzero` is in row order), and stores each as soon as it
-    // is computed (see `emit_sunk`): the Jacobian's entry (i, j) at `position(i, j)`
-    // of `jac`, counted column-major.
-    let mut by_row: Vec<usize> = Vec::with_capacity(outputs.len());
-    let mut entries = nonzero.iter().enumerate().peekable();
-    for i in 0..n {
-        by_row.push(i);
-        while let Some((k, _)) = entries.next_if(|(_, e)| e.0 == i) {
-            by_row.push(n + k);
-        }
-    }
-    debug_assert_eq!(
-        by_row.len(),
-        outputs.len(),
-        "the Jacobian's entries in row order"
-    );
-    let ordered: Vec<Id> = by_row.iter().map(|&k| outputs[k]).collect();
-    // Release builds with a packed plan write packed and unpack for the column-stored
-    // contract; debug builds compile only the column-stored writer (the table-driven
-    // factorisation reads that layout). The two writers differ only in where they
-    // store the Jacobian's entries, so their statements are built once.
-    let packing = packing.zip(elimination.as_ref().and_then(|e| e.unpacking()));
-    let store = |position: &dyn Fn(usize, usize) -> usize, k: usize, value: &TokenStream| {
-        let k = by_row[k];
-        if k < n {
-            let k = lit(k);
-            quote!(r.data.0[0][#k] = #value;)
-        } else {
-            let (i, j, _) = nonzero[k - n];
-            let at = position(i, j);
-            let (i, j) = (lit(at % n), lit(at / n));
-            quote!(jac[#j][#i] = #value;)
-        }
+    let writer_body = quote! {
+        #prologue
+        let x = &x.data.0[0];
+        #clear
+        #intermediates_and_derivatives
     };
-    let column_stored = |k: usize, value: &TokenStream| store(&|i, j| j * n + i, k, value);
-    let packed = packing.as_ref().map(|(position, _)| {
-        move |k: usize, value: &TokenStream| store(&|i, j| position[&(i, j)], k, value)
-    });
-    let mut sinks: Vec<Sink> = vec![&column_stored];
-    if let Some(packed) = &packed {
-        sinks.push(packed);
-    }
-    let var = |v| var_expr(model, v);
-    let blocks = emit_sunk_each(&model.graph, &ordered, &var, &p, &sinks);
-    let temporaries = blocks.first().map_or(0, |b| b.temporaries);
-    if temporaries > BUDGET {
-        return Err(over_budget(model, kind, temporaries));
-    }
-    let mut writers = blocks.into_iter().map(|block| {
-        let stmts = block.stmts;
-        quote! {
-            #prologue
-            let x = &x.data.0[0];
-            #clear
-            #intermediates_and_derivatives
-            #stmts
-        }
-    });
-    let dense_writer = writers.next();
-    let writers = match (packing, writers.next()) {
-        (Some((_, unpack)), Some(packed_writer)) => {
-            quote! {
-                #[cfg(debug_assertions)]
-                fn residual_and_jacobian #signature {
-                    #dense_writer
-                }
-
-                #[cfg(not(debug_assertions))]
-                fn residual_and_jacobian #signature {
-                    self.residual_and_jacobian_planned(scheme, h, known, x, r, jac);
-                    #unpack
-                }
-
-                #[cfg(not(debug_assertions))]
-                #[inline(never)]
-                fn residual_and_jacobian_planned #signature {
-                    #packed_writer
-                }
-            }
-        }
-        _ => quote! {
-            fn residual_and_jacobian #signature {
-                #dense_writer
-            }
-        },
-    };
+    let writers = residual_and_jacobian_writers(
+        model,
+        kind,
+        t,
+        &nonzero,
+        elimination.as_ref(),
+        &writer_body,
+        &signature,
+    )?;
     let step = step_impl(
         model,
         &marker,
@@ -365,28 +200,275 @@ fn scheme_impl(
 
             fn initial_guess(&self, scheme: &#marker, h: T, known: &#state, guess: #p::Guess) -> #p::SVector<T, #nl> {
                 #prologue
-                match guess {
-                    #p::Guess::Previous => {
-                        #g_stmts
-                        #guess
-                    }
-                    #p::Guess::Extrapolated => {
-                        #ge_stmts
-                        #guess_extrapolated
-                    }
-                }
+                #guesses
             }
 
             fn accept(&self, scheme: &#marker, h: T, known: &#state, x: &#p::SVector<T, #nl>) -> #state {
                 #prologue
                 let x = &x.data.0[0];
                 #intermediates
-                #a_stmts
-                #p::GglState { t: known.t + h, q: #qa, v: #va, p: #pa, lambda: #la, gamma: #ga }
+                #accept
             }
         }
 
         #step
+    })
+}
+
+/// The intermediates' nonzero derivatives `∂w_k/∂x_j` as `(k, j, variable,
+/// expression)`, each a variable of the Jacobian's expressions computed ahead of them.
+fn intermediate_derivatives(model: &mut Model, t: &Template) -> Vec<(usize, usize, Id, Id)> {
+    let mut dw = Vec::new();
+    for (k, &(_, def)) in t.intermediates.iter().enumerate() {
+        for (j, &xj) in t.unknowns.iter().enumerate() {
+            let e = model.graph.diff(def, xj);
+            if !model.graph.is_zero(e) {
+                let (_, var) =
+                    model.new_var(format!("dw_{k}_{j}"), Role::IntermediateDerivative(k, j));
+                dw.push((k, j, var, e));
+            }
+        }
+    }
+    dw
+}
+
+/// The exact Jacobian ∂R_i/∂x_j + Σ_k ∂R_i/∂w_k ∂w_k/∂x_j as its nonzero entries
+/// `(i, j, expression)`, in row order: only those are written.
+fn jacobian_entries(
+    model: &mut Model,
+    t: &Template,
+    dw: &[(usize, usize, Id, Id)],
+) -> Vec<(usize, usize, Id)> {
+    let mut nonzero = Vec::new();
+    for (i, &ri) in t.residual.iter().enumerate() {
+        let mut through: Vec<(usize, Id)> = Vec::new();
+        for (k, &(wk, _)) in t.intermediates.iter().enumerate() {
+            let e = model.graph.diff(ri, wk);
+            if !model.graph.is_zero(e) {
+                through.push((k, e));
+            }
+        }
+        for (j, &xj) in t.unknowns.iter().enumerate() {
+            let mut e = model.graph.diff(ri, xj);
+            for &(k, dr_dw) in &through {
+                if let Some(&(_, _, dw_kj, _)) = dw.iter().find(|d| (d.0, d.1) == (k, j)) {
+                    let term = model.graph.mul(dr_dw, dw_kj);
+                    e = model.graph.add(e, term);
+                }
+            }
+            if !model.graph.is_zero(e) {
+                nonzero.push((i, j, e));
+            }
+        }
+    }
+    nonzero
+}
+
+/// The `PLAN` constant's value, what the writer does before it writes (clear the whole
+/// matrix for the dense LU when there is no plan) and the plan's methods.
+fn plan_tokens(
+    elimination: Option<&Elimination>,
+    this: &TokenStream,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let p = private();
+    match elimination {
+        Some(e) => {
+            let plan = e.tokens();
+            let methods = e.methods(&quote!(match #this::PLAN {
+                ::core::option::Option::Some(plan) => plan,
+                ::core::option::Option::None => return ::core::default::Default::default(),
+            }));
+            (
+                quote!(::core::option::Option::Some(&#plan)),
+                quote!(),
+                methods,
+            )
+        }
+        None => (
+            quote!(::core::option::Option::None),
+            quote!(#p::zero_matrix(jac);),
+            quote!(),
+        ),
+    }
+}
+
+/// Every input block bound from where the family's table says it lives.
+fn input_bindings() -> TokenStream {
+    let bindings = crate::schemes::GGL_INPUTS.iter().map(|input| {
+        let name = format_ident!("{}", input.name);
+        let source: TokenStream = input.source.parse().expect("input sources are Rust paths");
+        match input.size {
+            crate::schemes::InputSize::Scalar => quote!(let #name = #source;),
+            _ => quote!(let #name = &#source.data.0[0];),
+        }
+    });
+    quote!(#(#bindings)*)
+}
+
+/// The body of `initial_guess`: the template's guess from the previous step, or its
+/// extrapolated one.
+fn guesses(model: &Model, t: &Template, n: usize) -> TokenStream {
+    let p = private();
+    debug_assert!(
+        t.guess.iter().chain(&t.guess_extrapolated).all(|&g| {
+            !model
+                .graph
+                .depends_on_any(g, |v| matches!(model.role(v), Role::Intermediate(_)))
+        }),
+        "a guess may not use the intermediates"
+    );
+    let (g_stmts, g_vals) = block(model, &t.guess);
+    let guess = svector(n, &g_vals);
+    let (ge_stmts, ge_vals) = block(model, &t.guess_extrapolated);
+    let guess_extrapolated = svector(n, &ge_vals);
+    quote! {
+        match guess {
+            #p::Guess::Previous => {
+                #g_stmts
+                #guess
+            }
+            #p::Guess::Extrapolated => {
+                #ge_stmts
+                #guess_extrapolated
+            }
+        }
+    }
+}
+
+/// The end of `accept`: the template's next state `(q, v, p, λ, γ)` as a `GglState`.
+fn accepted_state(model: &Model, t: &Template) -> TokenStream {
+    let p = private();
+    let (d, m) = (model.dim(), model.n_constraints());
+    let nx = &t.next;
+    let next_ids = [
+        nx.q.clone(),
+        nx.v.clone(),
+        nx.p.clone(),
+        nx.lambda.clone(),
+        nx.gamma.clone(),
+    ]
+    .concat();
+    let (a_stmts, a_vals) = block(model, &next_ids);
+    let (qa, rest) = a_vals.split_at(d);
+    let (va, rest) = rest.split_at(d);
+    let (pa, rest) = rest.split_at(d);
+    let (la, ga) = rest.split_at(m);
+    let (qa, va, pa) = (svector(d, qa), svector(d, va), svector(d, pa));
+    let (la, ga) = (svector(m, la), svector(m, ga));
+    quote! {
+        #a_stmts
+        #p::GglState { t: known.t + h, q: #qa, v: #va, p: #pa, lambda: #la, gamma: #ga }
+    }
+}
+
+/// The order in which the writer computes its outputs (the residuals, then the
+/// Jacobian's `nonzero` entries, as indices into both): equation by equation, each
+/// residual and then its row of the Jacobian (`nonzero` is in row order).
+fn row_by_row(n: usize, nonzero: &[(usize, usize, Id)]) -> Vec<usize> {
+    let mut by_row: Vec<usize> = Vec::with_capacity(n + nonzero.len());
+    let mut entries = nonzero.iter().enumerate().peekable();
+    for i in 0..n {
+        by_row.push(i);
+        while let Some((k, _)) = entries.next_if(|(_, e)| e.0 == i) {
+            by_row.push(n + k);
+        }
+    }
+    by_row
+}
+
+/// `residual_and_jacobian` (and, with a packed plan in release builds, its packed
+/// writer), each starting with `body`; an error if it would exceed [`BUDGET`].
+///
+/// The writer stores each output as soon as it is computed (see `emit_sunk`): the
+/// Jacobian's entry (i, j) at `position(i, j)` of `jac`, counted column-major.
+fn residual_and_jacobian_writers(
+    model: &Model,
+    kind: SchemeKind,
+    t: &Template,
+    nonzero: &[(usize, usize, Id)],
+    elimination: Option<&Elimination>,
+    body: &TokenStream,
+    signature: &TokenStream,
+) -> Result<TokenStream, String> {
+    let p = private();
+    let n = t.unknowns.len();
+    let mut outputs = t.residual.clone();
+    outputs.extend(nonzero.iter().map(|(_, _, e)| *e));
+    let by_row = row_by_row(n, nonzero);
+    debug_assert_eq!(
+        by_row.len(),
+        outputs.len(),
+        "the Jacobian's entries in row order"
+    );
+    let ordered: Vec<Id> = by_row.iter().map(|&k| outputs[k]).collect();
+    // In release builds a plan may pack its entries (see `Elimination::packing`): the
+    // planned writer then puts entry (i, j) at its position, and unpacks for the
+    // column-stored contract; debug builds compile only the column-stored writer (the
+    // table-driven factorisation reads that layout). The two writers differ only in
+    // where they store the Jacobian's entries, so their statements are built once.
+    let packing = elimination
+        .and_then(|e| e.packing())
+        .zip(elimination.and_then(|e| e.unpacking()));
+    let store = |position: &dyn Fn(usize, usize) -> usize, k: usize, value: &TokenStream| {
+        let k = by_row[k];
+        if k < n {
+            let k = lit(k);
+            quote!(r.data.0[0][#k] = #value;)
+        } else {
+            let (i, j, _) = nonzero[k - n];
+            let at = position(i, j);
+            let (i, j) = (lit(at % n), lit(at / n));
+            quote!(jac[#j][#i] = #value;)
+        }
+    };
+    let column_stored = |k: usize, value: &TokenStream| store(&|i, j| j * n + i, k, value);
+    let packed = packing.as_ref().map(|(position, _)| {
+        move |k: usize, value: &TokenStream| store(&|i, j| position[&(i, j)], k, value)
+    });
+    let mut sinks: Vec<Sink> = vec![&column_stored];
+    if let Some(packed) = &packed {
+        sinks.push(packed);
+    }
+    let var = |v| var_expr(model, v);
+    let blocks = emit_sunk_each(&model.graph, &ordered, &var, &p, &sinks);
+    let temporaries = blocks.first().map_or(0, |b| b.temporaries);
+    if temporaries > BUDGET {
+        return Err(over_budget(model, kind, temporaries));
+    }
+    let mut writers = blocks.into_iter().map(|block| {
+        let stmts = block.stmts;
+        quote! {
+            #body
+            #stmts
+        }
+    });
+    let dense_writer = writers.next();
+    Ok(match (packing, writers.next()) {
+        (Some((_, unpack)), Some(packed_writer)) => {
+            quote! {
+                #[cfg(debug_assertions)]
+                fn residual_and_jacobian #signature {
+                    #dense_writer
+                }
+
+                #[cfg(not(debug_assertions))]
+                fn residual_and_jacobian #signature {
+                    self.residual_and_jacobian_planned(scheme, h, known, x, r, jac);
+                    #unpack
+                }
+
+                #[cfg(not(debug_assertions))]
+                #[inline(never)]
+                fn residual_and_jacobian_planned #signature {
+                    #packed_writer
+                }
+            }
+        }
+        _ => quote! {
+            fn residual_and_jacobian #signature {
+                #dense_writer
+            }
+        },
     })
 }
 

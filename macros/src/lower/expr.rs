@@ -4,49 +4,12 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, ExprForLoop, Ident, Lit, Member, UnOp};
 
-use super::names::{closest, did_you_mean, Kind, Names, POISONED};
+use super::names::{Kind, Names, POISONED};
+use super::value::{element_kind, Val};
 use crate::ir::{Role, Symmetry};
-use crate::quaternion;
+use crate::quaternion::{self, cross};
+use crate::suggest::{closest, did_you_mean};
 use crate::sym::{Func, Graph, Id, VarId};
-
-/// A lowered value: a scalar, a vector or a (row-major) matrix of graph nodes, or an
-/// array of coordinates (`r: [Vec3; 10]`), which only an index (`r[i]`) may take apart.
-#[derive(Clone, Debug)]
-pub enum Val {
-    S(Id),
-    V(Vec<Id>),
-    M(usize, usize, Vec<Id>),
-    A(Vec<Val>),
-}
-
-impl Val {
-    pub fn shape(&self) -> String {
-        match self {
-            Val::S(_) => "a scalar".into(),
-            Val::V(v) => format!("a {}-vector", v.len()),
-            Val::M(r, c, _) => format!("a {r}×{c} matrix"),
-            Val::A(items) => format!("an array of {} {}", items.len(), element_kind(items)),
-        }
-    }
-
-    /// Every graph node of the value.
-    fn ids(&self) -> Vec<Id> {
-        match self {
-            Val::S(x) => vec![*x],
-            Val::V(xs) | Val::M(_, _, xs) => xs.clone(),
-            Val::A(items) => items.iter().flat_map(Val::ids).collect(),
-        }
-    }
-}
-
-/// What an array holds, in the plural, for messages.
-fn element_kind(items: &[Val]) -> String {
-    match items.first() {
-        Some(Val::S(_)) => "scalars".into(),
-        Some(Val::V(v)) => format!("{}-vectors", v.len()),
-        _ => "values".into(),
-    }
-}
 
 /// Largest number of terms of a `sum` or members of a constraint family, and of
 /// elements of a coordinate array: far beyond any model whose step equations fit the
@@ -232,31 +195,7 @@ impl Lowerer<'_> {
                     ),
                 ),
             },
-            Expr::Path(p) => match p.path.get_ident() {
-                Some(id) => {
-                    if let Some(k) = self.index_value(id) {
-                        // The variable of an enclosing `sum` or `for`, as a number.
-                        #[allow(clippy::cast_precision_loss)]
-                        return Ok(Val::S(self.g.constant(k as f64)));
-                    }
-                    match self.lookup(id, scope)? {
-                        // error: `r` is an array of 10 3-vectors; use one element …
-                        Val::A(items) => err(
-                            id.span(),
-                            format!(
-                                "`{id}` is an array of {} {}; use one element, `{id}[0]` to \
-                                 `{id}[{}]`, or add them with `sum(i in 0..{}, ... {id}[i] ...)`",
-                                items.len(),
-                                element_kind(&items),
-                                items.len().saturating_sub(1),
-                                items.len()
-                            ),
-                        ),
-                        val => Ok(val),
-                    }
-                }
-                None => err(p.span(), "expected a single name"),
-            },
+            Expr::Path(p) => self.path(p, scope),
             Expr::Paren(p) => self.lower(&p.expr, scope),
             Expr::Group(g) => self.lower(&g.expr, scope),
             Expr::Unary(u) => match u.op {
@@ -267,28 +206,7 @@ impl Lowerer<'_> {
                 _ => err(u.op.span(), "only unary `-` is supported"),
             },
             Expr::Binary(_) => self.binary_chain(e, scope),
-            Expr::Call(c) => {
-                let Expr::Path(p) = &*c.func else {
-                    return err(c.func.span(), "expected a function name");
-                };
-                let Some(f) = p.path.get_ident() else {
-                    return err(p.span(), "expected a function name");
-                };
-                if f == "sum" {
-                    return match c.args.first() {
-                        Some(Expr::ForLoop(family)) if c.args.len() == 1 => self.sum(family, scope),
-                        _ => err(c.span(), SUM_FORM),
-                    };
-                }
-                let args = c
-                    .args
-                    .iter()
-                    .map(|a| self.lower(a, scope))
-                    .collect::<R<Vec<_>>>()?;
-                let int_arg = c.args.iter().nth(1);
-                let val = self.call(f, args, int_arg, c.span())?;
-                self.finite(val, c.span())
-            }
+            Expr::Call(c) => self.function_call(c, scope),
             Expr::MethodCall(m) => {
                 let mut args = vec![self.lower(&m.receiver, scope)?];
                 for a in &m.args {
@@ -298,24 +216,7 @@ impl Lowerer<'_> {
                 let val = self.call(&m.method, args, int_arg, m.span())?;
                 self.finite(val, m.span())
             }
-            Expr::Field(f) => {
-                let v = self.lower(&f.base, scope)?;
-                let idx = match &f.member {
-                    Member::Named(n) => match n.to_string().as_str() {
-                        "x" => 0,
-                        "y" => 1,
-                        "z" => 2,
-                        other => {
-                            return err(
-                                n.span(),
-                                format!("unknown component `.{other}`; use .x, .y, .z or [i]"),
-                            )
-                        }
-                    },
-                    Member::Unnamed(i) => i.index as usize,
-                };
-                self.component(v, idx, f.member.span())
-            }
+            Expr::Field(f) => self.field(f, scope),
             Expr::Index(i) => {
                 // An array is a value only here, where the index takes it apart.
                 let (v, name) = match &*i.expr {
@@ -347,6 +248,80 @@ impl Lowerer<'_> {
     /// thousand terms overflowed the stack of a proc macro built without optimisation
     /// (a downstream crate's default). The right operands are lowered recursively (as
     /// deep as the user's parentheses).
+    /// A name: an index variable's value, or the value the name is bound to (never a
+    /// whole array).
+    fn path(&mut self, p: &syn::ExprPath, scope: Scope) -> R<Val> {
+        match p.path.get_ident() {
+            Some(id) => {
+                if let Some(k) = self.index_value(id) {
+                    // The variable of an enclosing `sum` or `for`, as a number.
+                    #[allow(clippy::cast_precision_loss)]
+                    return Ok(Val::S(self.g.constant(k as f64)));
+                }
+                match self.lookup(id, scope)? {
+                    // error: `r` is an array of 10 3-vectors; use one element …
+                    Val::A(items) => err(
+                        id.span(),
+                        format!(
+                            "`{id}` is an array of {} {}; use one element, `{id}[0]` to \
+                             `{id}[{}]`, or add them with `sum(i in 0..{}, ... {id}[i] ...)`",
+                            items.len(),
+                            element_kind(&items),
+                            items.len().saturating_sub(1),
+                            items.len()
+                        ),
+                    ),
+                    val => Ok(val),
+                }
+            }
+            None => err(p.span(), "expected a single name"),
+        }
+    }
+
+    /// A function call `f(args)`; `sum` takes its family unlowered.
+    fn function_call(&mut self, c: &syn::ExprCall, scope: Scope) -> R<Val> {
+        let Expr::Path(p) = &*c.func else {
+            return err(c.func.span(), "expected a function name");
+        };
+        let Some(f) = p.path.get_ident() else {
+            return err(p.span(), "expected a function name");
+        };
+        if f == "sum" {
+            return match c.args.first() {
+                Some(Expr::ForLoop(family)) if c.args.len() == 1 => self.sum(family, scope),
+                _ => err(c.span(), SUM_FORM),
+            };
+        }
+        let args = c
+            .args
+            .iter()
+            .map(|a| self.lower(a, scope))
+            .collect::<R<Vec<_>>>()?;
+        let int_arg = c.args.iter().nth(1);
+        let val = self.call(f, args, int_arg, c.span())?;
+        self.finite(val, c.span())
+    }
+
+    /// A component `v.x`, `v.y`, `v.z` or `v.0`.
+    fn field(&mut self, f: &syn::ExprField, scope: Scope) -> R<Val> {
+        let v = self.lower(&f.base, scope)?;
+        let idx = match &f.member {
+            Member::Named(n) => match n.to_string().as_str() {
+                "x" => 0,
+                "y" => 1,
+                "z" => 2,
+                other => {
+                    return err(
+                        n.span(),
+                        format!("unknown component `.{other}`; use .x, .y, .z or [i]"),
+                    )
+                }
+            },
+            Member::Unnamed(i) => i.index as usize,
+        };
+        self.component(v, idx, f.member.span())
+    }
+
     fn binary_chain(&mut self, e: &Expr, scope: Scope) -> R<Val> {
         let mut spine = Vec::new();
         let mut leftmost = e;
@@ -802,20 +777,7 @@ impl Lowerer<'_> {
             "powi" => {
                 arity(2)?;
                 let x = scalar(&args[0])?;
-                let n = int_arg.map(int_literal).transpose()?.unwrap_or(0);
-                let n = i32::try_from(n)
-                    .ok()
-                    .filter(|n| n.unsigned_abs() <= MAX_POWI)
-                    .ok_or_else(|| {
-                        // error: the exponent of `powi` must be in -1024..=1024 …
-                        syn::Error::new(
-                            int_arg.map_or(span, Spanned::span),
-                            format!(
-                                "the exponent of `powi` must be an integer in \
-                                 -{MAX_POWI}..={MAX_POWI}"
-                            ),
-                        )
-                    })?;
+                let n = powi_exponent(int_arg, span)?;
                 Ok(Val::S(self.g.powi(x, n)))
             }
             "dot" => {
@@ -892,35 +854,7 @@ impl Lowerer<'_> {
             _ if QUATERNION_FUNCTIONS.contains(&name.as_str()) => {
                 self.quaternion_call(&name, &args, span)
             }
-            _ => {
-                let builtins = [
-                    "sum",
-                    "dot",
-                    "cross",
-                    "norm",
-                    "norm_squared",
-                    "vec3",
-                    "vector",
-                    "diag",
-                    "powi",
-                    "min",
-                    "max",
-                    "transpose",
-                ];
-                let all: Vec<&str> = builtins
-                    .into_iter()
-                    .chain(QUATERNION_FUNCTIONS)
-                    .chain(Func::ALL.map(Func::name))
-                    .collect();
-                err(
-                    f.span(),
-                    format!(
-                        "unknown function `{name}`{}; available: {}",
-                        did_you_mean(closest(&name, all.iter().copied())),
-                        all.join(", ")
-                    ),
-                )
-            }
+            _ => unknown_function(f),
         }
     }
 }
@@ -1000,18 +934,60 @@ impl Lowerer<'_> {
 const SUM_FORM: &str = "`sum` is written `sum(i in 0..10, expression)`: an index, a range \
     and the expression to add for each index";
 
-/// `a × b` for 3-vectors.
-pub fn cross(g: &mut Graph, a: &[Id], b: &[Id]) -> [Id; 3] {
-    let mut c = |i: usize, j: usize| {
-        let (x, y) = (g.mul(a[i], b[j]), g.mul(a[j], b[i]));
-        g.sub(x, y)
-    };
-    [c(1, 2), c(2, 0), c(0, 1)]
-}
-
 /// Largest `|n|` of `powi(n)` a model may write: enough for any physical law, and far
 /// from the overflow of the degree analysis and of differentiation.
 const MAX_POWI: u32 = 1024;
+
+/// The exponent of `powi(x, n)`: an integer literal within `MAX_POWI`.
+fn powi_exponent(int_arg: Option<&Expr>, span: Span) -> R<i32> {
+    let n = int_arg.map(int_literal).transpose()?.unwrap_or(0);
+    i32::try_from(n)
+        .ok()
+        .filter(|n| n.unsigned_abs() <= MAX_POWI)
+        .ok_or_else(|| {
+            // error: the exponent of `powi` must be in -1024..=1024 …
+            syn::Error::new(
+                int_arg.map_or(span, Spanned::span),
+                format!(
+                    "the exponent of `powi` must be an integer in \
+                     -{MAX_POWI}..={MAX_POWI}"
+                ),
+            )
+        })
+}
+
+/// The error of a call to a function the DSL lacks, with the closest name and every
+/// available one.
+fn unknown_function<T>(f: &Ident) -> R<T> {
+    let name = f.to_string();
+    let builtins = [
+        "sum",
+        "dot",
+        "cross",
+        "norm",
+        "norm_squared",
+        "vec3",
+        "vector",
+        "diag",
+        "powi",
+        "min",
+        "max",
+        "transpose",
+    ];
+    let all: Vec<&str> = builtins
+        .into_iter()
+        .chain(QUATERNION_FUNCTIONS)
+        .chain(Func::ALL.map(Func::name))
+        .collect();
+    err(
+        f.span(),
+        format!(
+            "unknown function `{name}`{}; available: {}",
+            did_you_mean(closest(&name, all.iter().copied())),
+            all.join(", ")
+        ),
+    )
+}
 
 /// An integer literal with its signs: every `-` flips it (`--2` is 2).
 fn int_literal(e: &Expr) -> R<i64> {

@@ -3,16 +3,17 @@
 //! schemes. Errors are collected, so one expansion reports every mistake; a failed
 //! declaration poisons its name so that its uses add no follow-up errors.
 mod expr;
-pub(crate) mod names;
+mod names;
 #[cfg(test)]
 mod tests;
+mod value;
 
 use proc_macro2::Span;
 use syn::{Expr, Ident};
 
-pub use expr::cross;
-use expr::{symmetry, Lowerer, Scope, Val, MAX_REPEAT};
+use expr::{symmetry, Lowerer, Scope, MAX_REPEAT};
 use names::{report, Kind, Names, Sym};
+use value::Val;
 
 use crate::dsl::{CoordAst, ForceAst, ModelAst, ParamAst, SchemeArgAst, SchemeAst};
 use crate::errors::Errors;

@@ -1,10 +1,9 @@
-//! The names a model declares: the symbol table, declaration with its errors, and the
-//! suggestions of unknown-name messages.
+//! The names a model declares: the symbol table and declaration with its errors.
 use std::collections::{HashMap, HashSet};
 
 use syn::Ident;
 
-use super::expr::Val;
+use super::value::Val;
 use crate::errors::Errors;
 use crate::sym::Graph;
 
@@ -34,36 +33,6 @@ pub fn report(errors: &mut Errors, e: syn::Error) {
             errors.add(e);
         }
     }
-}
-
-/// The candidate closest to `name` by edit distance, if it is close enough to be a typo.
-pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let dist = |a: &str, b: &str| {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut prev = row[0];
-            row[0] = i + 1;
-            for (j, &cb) in b.iter().enumerate() {
-                let cur = row[j + 1];
-                row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-                prev = cur;
-            }
-        }
-        row[b.len()]
-    };
-    let limit = (name.chars().count() / 3).max(1);
-    candidates
-        .into_iter()
-        .map(|c| (dist(name, c), c))
-        .filter(|&(d, _)| d <= limit)
-        .min()
-        .map(|(_, c)| c)
-}
-
-/// `" (did you mean `x`?)"`, or nothing.
-pub fn did_you_mean(suggestion: Option<&str>) -> String {
-    suggestion.map_or_else(String::new, |s| format!(" (did you mean `{s}`?)"))
 }
 
 const BUILTINS: [&str; 4] = ["e1", "e2", "e3", "pi"];

@@ -326,7 +326,7 @@ impl SchemeKind {
     /// "unknown scheme": the closest name if there is one, the whole catalogue if not.
     fn unknown(catalogue: &[Entry], name: &str) -> String {
         let names: Vec<_> = catalogue.iter().map(|e| e.name).collect();
-        match crate::lower::names::closest(name, names.iter().copied()) {
+        match crate::suggest::closest(name, names.iter().copied()) {
             Some(near) => format!("unknown scheme `{name}` (did you mean `{near}`?)"),
             None => format!(
                 "unknown scheme `{name}`; available schemes: {}",
@@ -490,58 +490,71 @@ fn resolve(
     );
     let mut args = [None; MAX_PARAMS];
     for (i, (param, value)) in params.iter().zip(given).enumerate() {
-        let refuse = |message: String| Err(SchemeError::at(Some(i), message));
-        args[i] = Some(match (param.kind, value) {
-            (ParamKind::Count { lo, hi }, Given::Count(n)) if (lo..=hi).contains(n) => {
-                Arg::Count(*n)
-            }
-            (ParamKind::Count { lo, hi }, Given::Count(_)) if single_stage_count => {
-                return refuse(format!(
-                    "{}: the stage count must be in {lo}..={hi}",
-                    written(given)
-                ))
-            }
-            (ParamKind::Count { lo, hi }, Given::Count(_)) => {
-                return refuse(format!(
-                    "{}: parameter `{}` must be in {lo}..={hi}",
-                    written(given),
-                    param.name
-                ))
-            }
-            (ParamKind::Count { lo, hi }, Given::Name(_)) => {
-                return refuse(format!(
-                    "{}: parameter `{}` is an integer in {lo}..={hi}",
-                    written(given),
-                    param.name
-                ))
-            }
-            (ParamKind::Choice { set }, Given::Name(s)) => {
-                let options = options(set);
-                match options.iter().find(|o| **o == s.as_str()) {
-                    Some(option) => Arg::Choice(option),
-                    None => {
-                        let hint = match crate::lower::names::closest(s, options.iter().copied()) {
-                            Some(near) => format!("did you mean `{near}`?"),
-                            None => format!("one of {}", options.join(", ")),
-                        };
-                        return refuse(format!(
-                            "{}: `{s}` is not a `{set}` ({hint})",
-                            written(given)
-                        ));
-                    }
-                }
-            }
-            (ParamKind::Choice { set }, Given::Count(_)) => {
-                return refuse(format!(
-                    "{}: parameter `{}` is a `{set}`, one of {}",
-                    written(given),
-                    param.name,
-                    options(set).join(", ")
-                ))
-            }
-        });
+        let arg = argument(
+            param,
+            value,
+            &options,
+            &|| written(given),
+            single_stage_count,
+        );
+        args[i] = Some(arg.map_err(|message| SchemeError::at(Some(i), message))?);
     }
     Ok(SchemeKind { entry, args })
+}
+
+/// The value `value` gives parameter `param`, or the message of its refusal;
+/// `written` is the scheme as written, for messages.
+fn argument<'a>(
+    param: &Param,
+    value: &Given,
+    options: &dyn Fn(&str) -> &'a [&'static str],
+    written: &dyn Fn() -> String,
+    single_stage_count: bool,
+) -> Result<Arg, String> {
+    Ok(match (param.kind, value) {
+        (ParamKind::Count { lo, hi }, Given::Count(n)) if (lo..=hi).contains(n) => Arg::Count(*n),
+        (ParamKind::Count { lo, hi }, Given::Count(_)) if single_stage_count => {
+            return Err(format!(
+                "{}: the stage count must be in {lo}..={hi}",
+                written()
+            ))
+        }
+        (ParamKind::Count { lo, hi }, Given::Count(_)) => {
+            return Err(format!(
+                "{}: parameter `{}` must be in {lo}..={hi}",
+                written(),
+                param.name
+            ))
+        }
+        (ParamKind::Count { lo, hi }, Given::Name(_)) => {
+            return Err(format!(
+                "{}: parameter `{}` is an integer in {lo}..={hi}",
+                written(),
+                param.name
+            ))
+        }
+        (ParamKind::Choice { set }, Given::Name(s)) => {
+            let options = options(set);
+            match options.iter().find(|o| **o == s.as_str()) {
+                Some(option) => Arg::Choice(option),
+                None => {
+                    let hint = match crate::suggest::closest(s, options.iter().copied()) {
+                        Some(near) => format!("did you mean `{near}`?"),
+                        None => format!("one of {}", options.join(", ")),
+                    };
+                    return Err(format!("{}: `{s}` is not a `{set}` ({hint})", written()));
+                }
+            }
+        }
+        (ParamKind::Choice { set }, Given::Count(_)) => {
+            return Err(format!(
+                "{}: parameter `{}` is a `{set}`, one of {}",
+                written(),
+                param.name,
+                options(set).join(", ")
+            ))
+        }
+    })
 }
 
 /// `S in 2..=10, R: Gauss or Lobatto`.

@@ -102,52 +102,7 @@ pub fn emit_sunk_each(
     }
     for &i in &order {
         let id = Id(i as u32);
-        let rhs = match g.node(id) {
-            Node::Const(_) | Node::Var(_) => unreachable!("operands, not slots"),
-            Node::Add(a, b) => {
-                let ta = operand(a);
-                match g.node(b) {
-                    Node::Neg(c) => {
-                        let tc = operand(c);
-                        quote!(#ta - #tc)
-                    }
-                    _ => {
-                        let tb = operand(b);
-                        quote!(#ta + #tb)
-                    }
-                }
-            }
-            Node::Mul(a, b) => {
-                let (ta, tb) = (operand(a), operand(b));
-                quote!(#ta * #tb)
-            }
-            Node::Div(a, b) => {
-                let (ta, tb) = (operand(a), operand(b));
-                quote!(#ta / #tb)
-            }
-            Node::Neg(a) => {
-                let ta = operand(a);
-                quote!(-#ta)
-            }
-            Node::Powi(a, n) => {
-                let ta = operand(a);
-                match n {
-                    2 => quote!(#ta * #ta),
-                    -1 => quote!(#private::c::<T>(1.0f64) / #ta),
-                    _ => quote!(#ta.powi(#n)),
-                }
-            }
-            Node::Func(f, a) => {
-                let ta = operand(a);
-                let m = Ident::new(f.name(), Span::call_site());
-                let _: Func = f;
-                quote!(#ta.#m())
-            }
-            Node::SelectLt(x, y, a, b) => {
-                let (tx, ty, ta, tb) = (operand(x), operand(y), operand(a), operand(b));
-                quote!(if #tx < #ty { #ta } else { #tb })
-            }
-        };
+        let rhs = operation(g, id, &operand, private);
         let k = Literal::usize_unsuffixed(slot[i]);
         let statement = quote!(t[#k] = #rhs;);
         for stmts in &mut stmts {
@@ -177,6 +132,62 @@ pub fn emit_sunk_each(
             }
         })
         .collect()
+}
+
+/// The right-hand side of the statement computing operation `id`, its operands as
+/// `operand` names them.
+fn operation(
+    g: &Graph,
+    id: Id,
+    operand: &dyn Fn(Id) -> TokenStream,
+    private: &TokenStream,
+) -> TokenStream {
+    match g.node(id) {
+        Node::Const(_) | Node::Var(_) => unreachable!("operands, not slots"),
+        Node::Add(a, b) => {
+            let ta = operand(a);
+            match g.node(b) {
+                Node::Neg(c) => {
+                    let tc = operand(c);
+                    quote!(#ta - #tc)
+                }
+                _ => {
+                    let tb = operand(b);
+                    quote!(#ta + #tb)
+                }
+            }
+        }
+        Node::Mul(a, b) => {
+            let (ta, tb) = (operand(a), operand(b));
+            quote!(#ta * #tb)
+        }
+        Node::Div(a, b) => {
+            let (ta, tb) = (operand(a), operand(b));
+            quote!(#ta / #tb)
+        }
+        Node::Neg(a) => {
+            let ta = operand(a);
+            quote!(-#ta)
+        }
+        Node::Powi(a, n) => {
+            let ta = operand(a);
+            match n {
+                2 => quote!(#ta * #ta),
+                -1 => quote!(#private::c::<T>(1.0f64) / #ta),
+                _ => quote!(#ta.powi(#n)),
+            }
+        }
+        Node::Func(f, a) => {
+            let ta = operand(a);
+            let m = Ident::new(f.name(), Span::call_site());
+            let _: Func = f;
+            quote!(#ta.#m())
+        }
+        Node::SelectLt(x, y, a, b) => {
+            let (tx, ty, ta, tb) = (operand(x), operand(y), operand(a), operand(b));
+            quote!(if #tx < #ty { #ta } else { #tb })
+        }
+    }
 }
 
 /// The operations the outputs need, each after its operands, in the order of a

@@ -177,18 +177,7 @@ pub fn solve<T: Real, const N: usize, K: Storage>(
             system.residual(x, r);
         }
         let residual = max_abs(r);
-        if !residual.is_finite() {
-            return Err(SolveError::NonFinite { iteration });
-        }
-        if let (Some(factor), Some(prev)) = (options.divergence, previous) {
-            if residual > factor * prev {
-                return Err(SolveError::Diverged {
-                    iteration,
-                    residual,
-                    previous: prev,
-                });
-            }
-        }
+        check_residual(residual, previous, options, iteration)?;
         // Simplified Newton: old factors that no longer contract the residual fast
         // enough are replaced by the Jacobian at the current iterate.
         if let (JacobianUpdate::Reuse { contraction, .. }, false, Some(prev)) =
@@ -200,33 +189,7 @@ pub fn solve<T: Real, const N: usize, K: Storage>(
             }
         }
         if refactor {
-            planned = false;
-            if let Some(result) = system.factor_planned(jac, perm) {
-                if result.is_ok() {
-                    planned = true;
-                } else {
-                    // The static pivot was too small here: assemble J again, every
-                    // entry, in the column-stored layout, and factor it with partial
-                    // pivoting (with the chord iteration too: the exact Jacobian, as
-                    // the approximate one may be packed). `r` is rewritten with the
-                    // same residual.
-                    pivoting_fallbacks = pivoting_fallbacks.saturating_add(1);
-                    for column in jac.iter_mut() {
-                        column.fill(T::zero());
-                    }
-                    system.residual_and_jacobian(x, r, jac);
-                }
-            }
-            if !planned {
-                if let Err(e) = lu::factor_in_place(jac, perm) {
-                    return Err(match e {
-                        SolveError::SingularMatrix { column } => {
-                            SolveError::SingularJacobian { iteration, column }
-                        }
-                        other => other,
-                    });
-                }
-            }
+            planned = factor(system, x, r, jac, perm, iteration, &mut pivoting_fallbacks)?;
             factorizations = factorizations.saturating_add(1);
             age = Some(1);
         } else {
@@ -259,16 +222,86 @@ pub fn solve<T: Real, const N: usize, K: Storage>(
             });
         }
         if iterations >= options.max_iterations {
-            if stalled_at_round_off(residual, before, x) {
-                return Err(SolveError::ToleranceUnreachable {
-                    tolerance: options.tolerance,
-                    residual,
-                });
-            }
-            return Err(SolveError::MaxIterations {
-                iterations,
+            return Err(out_of_iterations(options, iterations, residual, before, x));
+        }
+    }
+}
+
+/// The residual check at the start of an iteration: [`SolveError::NonFinite`] for a
+/// NaN/∞, [`SolveError::Diverged`] if it grew by more than
+/// [`NewtonOptions::divergence`] since the `previous` iteration.
+fn check_residual<T: Real>(
+    residual: T,
+    previous: Option<T>,
+    options: &NewtonOptions<T>,
+    iteration: u32,
+) -> Result<(), SolveError<T>> {
+    if !residual.is_finite() {
+        return Err(SolveError::NonFinite { iteration });
+    }
+    if let (Some(factor), Some(prev)) = (options.divergence, previous) {
+        if residual > factor * prev {
+            return Err(SolveError::Diverged {
+                iteration,
                 residual,
+                previous: prev,
             });
+        }
+    }
+    Ok(())
+}
+
+/// Factors `jac` in place: with the system's plan if it has one and its static pivots
+/// hold (then `true`), else with partial pivoting into `perm` (then `false`).
+fn factor<T: Real, const N: usize>(
+    system: &mut impl NewtonSystem<T, N>,
+    x: &SVector<T, N>,
+    r: &mut SVector<T, N>,
+    jac: &mut [[T; N]; N],
+    perm: &mut [usize; N],
+    iteration: u32,
+    pivoting_fallbacks: &mut u32,
+) -> Result<bool, SolveError<T>> {
+    if let Some(result) = system.factor_planned(jac, perm) {
+        if result.is_ok() {
+            return Ok(true);
+        }
+        // The static pivot was too small here: assemble J again, every entry, in the
+        // column-stored layout, and factor it with partial pivoting (with the chord
+        // iteration too: the exact Jacobian, as the approximate one may be packed). `r`
+        // is rewritten with the same residual.
+        *pivoting_fallbacks = pivoting_fallbacks.saturating_add(1);
+        for column in jac.iter_mut() {
+            column.fill(T::zero());
+        }
+        system.residual_and_jacobian(x, r, jac);
+    }
+    lu::factor_in_place(jac, perm).map_err(|e| match e {
+        SolveError::SingularMatrix { column } => SolveError::SingularJacobian { iteration, column },
+        other => other,
+    })?;
+    Ok(false)
+}
+
+/// The error of a solve whose `max_iterations` ran out above the tolerance:
+/// [`SolveError::ToleranceUnreachable`] if it stalled at round-off, else
+/// [`SolveError::MaxIterations`].
+fn out_of_iterations<T: Real, const N: usize>(
+    options: &NewtonOptions<T>,
+    iterations: u32,
+    residual: T,
+    before: Option<T>,
+    x: &SVector<T, N>,
+) -> SolveError<T> {
+    if stalled_at_round_off(residual, before, x) {
+        SolveError::ToleranceUnreachable {
+            tolerance: options.tolerance,
+            residual,
+        }
+    } else {
+        SolveError::MaxIterations {
+            iterations,
+            residual,
         }
     }
 }
