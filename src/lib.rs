@@ -49,8 +49,8 @@ pub mod prelude {
     pub use livens_runtime::schemes::*;
     pub use livens_runtime::{
         Consistency, DeclaredSchemes, Diagnostics, DiscreteSystem, FromNode, GglState, Guess,
-        Integrator, Model, MomentumMaps, NewtonOptions, NodeValues, NonholonomicState, Parameters,
-        PhaseState, PointKernels, SMatrix, SVector, SchemeInfo, SchemeVisitor, SolveError, Step,
-        StepContext,
+        InputValues, Integrator, Linearize, Model, MomentumMaps, NewtonOptions, NodeValues,
+        NonholonomicState, Parameters, PhaseState, PointKernels, SMatrix, SVector, SchemeInfo,
+        SchemeVisitor, SolveError, Step, StepContext,
     };
 }

@@ -23,18 +23,20 @@ mod kw {
     syn::custom_keyword!(momentum);
     syn::custom_keyword!(observables);
     syn::custom_keyword!(forces);
+    syn::custom_keyword!(inputs);
     syn::custom_keyword!(schemes);
 }
 
 /// The words that open a block, for error messages.
 const BLOCKS: &str =
-    "`params`, `requires`, `coords`, `let`, `invariants`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `nonholonomic`, `momentum`, `observables`, `forces` or `schemes`";
+    "`params`, `requires`, `coords`, `inputs`, `let`, `invariants`, `kinetic`, `potential`, `lagrangian`, `holonomic`, `nonholonomic`, `momentum`, `observables`, `forces` or `schemes`";
 
 /// The same words, to suggest one for a typo.
-const BLOCK_WORDS: [&str; 14] = [
+const BLOCK_WORDS: [&str; 15] = [
     "params",
     "requires",
     "coords",
+    "inputs",
     "let",
     "invariants",
     "kinetic",
@@ -56,9 +58,6 @@ const ALIASES: [(&str, &str); 5] = [
     ("momenta", "momentum"),
     ("integrators", "schemes"),
 ];
-
-/// Words reserved for later blocks and coordinate kinds (see the module docs).
-const RESERVED: [&str; 1] = ["inputs"];
 
 /// Whether `word` looks like a typo of `target`: one edit, a swap of neighbours, or a
 /// missing or extra trailing `s`.
@@ -91,6 +90,8 @@ pub struct ModelAst {
     /// Conditions on the parameters (`m > 0.0`), checked at run time.
     pub requires: Vec<Expr>,
     pub coords: Vec<CoordAst>,
+    /// Control inputs `u`, read only by `forces`, held over a step.
+    pub inputs: Vec<CoordAst>,
     pub lets: Vec<(Ident, Expr)>,
     pub kinetic: Option<(Span, Expr)>,
     pub potential: Option<(Span, Expr)>,
@@ -452,6 +453,7 @@ fn empty_model(attrs: Vec<Attribute>, vis: Visibility, name: Ident) -> ModelAst 
         params: Vec::new(),
         requires: Vec::new(),
         coords: Vec::new(),
+        inputs: Vec::new(),
         lets: Vec::new(),
         kinetic: None,
         potential: None,
@@ -466,17 +468,14 @@ fn empty_model(attrs: Vec<Attribute>, vis: Visibility, name: Ident) -> ModelAst 
     }
 }
 
-/// The error at a model body's token that starts no block: a reserved block, a typo or
-/// an alias of one, or not a block at all.
+/// The error at a model body's token that starts no block: a typo or an alias of one,
+/// or not a block at all.
 fn unknown_block(body: ParseStream) -> syn::Error {
-    // error: `forces` blocks are not supported yet; a model body contains ...
+    // error: unknown block `controls`; a model body contains ...
     //   --> macros/tests/ui/parse/unknown_block.rs
-    //    |     forces { ... }
-    //    |     ^^^^^^
+    //    |     controls { ... }
+    //    |     ^^^^^^^^
     let msg = match body.fork().parse::<Ident>() {
-        Ok(id) if RESERVED.contains(&id.to_string().as_str()) => {
-            format!("`{id}` blocks are not supported yet; a model body contains {BLOCKS}")
-        }
         Ok(id) => {
             let name = id.to_string();
             let alias = ALIASES.iter().find(|(a, _)| *a == name).map(|(_, w)| w);
@@ -503,6 +502,7 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
     let mut observables = None;
     let mut forces = None;
     let mut requires = None;
+    let mut inputs = None;
     while !body.is_empty() {
         let la = body.lookahead1();
         if la.peek(kw::params) {
@@ -523,6 +523,13 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
                 .map(|c| c.0)
                 .collect();
             set_once(&mut coords, v, k.span, "coords")?;
+        } else if la.peek(kw::inputs) {
+            let k = body.parse::<kw::inputs>()?;
+            let v = braced_list::<Coord>(&body)?
+                .into_iter()
+                .map(|c| c.0)
+                .collect();
+            set_once(&mut inputs, v, k.span, "inputs")?;
         } else if la.peek(Token![let]) {
             body.parse::<Token![let]>()?;
             let name: Ident = body.parse()?;
@@ -586,6 +593,7 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
     m.params = params.unwrap_or_default();
     m.requires = requires.unwrap_or_default();
     m.coords = coords.unwrap_or_default();
+    m.inputs = inputs.unwrap_or_default();
     m.holonomic = holo.unwrap_or_default();
     m.nonholonomic = nonholo.unwrap_or_default();
     m.momentum = mom.unwrap_or_default();

@@ -34,6 +34,9 @@ pub enum Role {
     Invariant(usize),
     /// Step templates: an `f64` field of the scheme value (`theta`, `vartheta`).
     SchemeParam(&'static str),
+    /// The `k`-th scalar control input `u` (the argument `u` of `Model::forces`; the
+    /// step templates substitute the inputs held over the step).
+    Control(usize),
     /// The time `t` of the `forces` block (the argument `t` of `Model::forces`; the
     /// step templates substitute the time they evaluate the forces at).
     Time,
@@ -173,6 +176,9 @@ pub struct Model {
     /// The generalized forces `F(q, v, t)` of the `forces` block, one per scalar
     /// coordinate, if the model declares any.
     pub forces: Option<Vec<Id>>,
+    /// The scalar control inputs of the `inputs` block, in order: their variables
+    /// (`Role::Control`) and display names (`u`, `f.x`, `w[1]`).
+    pub inputs: Vec<(VarId, String)>,
 }
 
 impl Model {
@@ -203,6 +209,7 @@ impl Model {
             momenta: Vec::new(),
             observables: Vec::new(),
             forces: None,
+            inputs: Vec::new(),
         }
     }
 

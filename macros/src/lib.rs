@@ -52,7 +52,9 @@ use proc_macro::TokenStream;
 ///         nonholonomic { name: expr, ... }      A(q)·v = 0, linear in the velocities
 ///         momentum { name: rotation(e3), name: translation(e1) }
 ///         observables { name: expr, ... }       quantities in q, v reported with a state
-///         forces { x: expr, r[2]: expr }        generalized forces F(q, v, t) on
+///         inputs { u: Scalar, f: Vec3 }         control inputs, held over a step; only
+///                                               `forces` reads them (also arrays)
+///         forces { x: expr, r[2]: expr }        generalized forces F(q, v, t, u) on
 ///                                               coordinates, of their shape; time `t`
 ///         schemes { GglEm, GglViA, LobattoIIIAIIIB(3) }
 ///     }
@@ -154,15 +156,43 @@ use proc_macro::TokenStream;
 /// assert_eq!(<KnifeEdge as livens::Model<f64, 3, 0>>::NONHOLONOMIC, ["blade"]);
 /// ```
 ///
+/// A control input: a cart pushed along its rail, the push held over each step
+/// (`Integrator::set_inputs`), its step linearised for a controller (`A = ∂z⁺/∂z`,
+/// `B = ∂z⁺/∂u`, for the Lobatto IIIA–IIIB family of a model with inputs).
+///
+/// ```
+/// livens::model! {
+///     /// A cart on a spring, pushed.
+///     pub struct Cart {
+///         params { m = 1.0, k = 4.0 }
+///         coords { x: Scalar }
+///         inputs { u: Scalar }
+///         kinetic = 0.5 * m * x_dot * x_dot;
+///         potential = 0.5 * k * x * x;
+///         forces { x: u }
+///         schemes { LobattoIIIAIIIB(2), Eml }
+///     }
+/// }
+/// use livens::prelude::*;
+/// assert_eq!(<Cart as Model<f64, 1, 0>>::INPUTS, ["u"]);
+/// let start = PhaseState::from_velocities(&Cart::new(), SVector::zeros(), SVector::zeros());
+/// let mut sim = Integrator::new(Cart::new(), LobattoIIIAIIIB::<2>, 0.1, start);
+/// sim.set_inputs([1.0]).unwrap();
+/// let step = sim.linearize().unwrap();
+/// // Störmer–Verlet: ∂q¹/∂u = h²/2m, ∂p¹/∂u = h − k h³/4m.
+/// assert!((step.b[(0, 0)] - 0.005).abs() < 1e-15 && (step.b[(1, 0)] - 0.099).abs() < 1e-15);
+/// ```
+///
 /// # What it generates
 ///
 /// `struct Name<T = f64>` with the parameters as documented public fields, `Default`
 /// (the declared values) and `Name::new()` (in `f64`); impls of `livens::Model<T, D, M>`
 /// (Lagrangian, energy, `∂L/∂q`, `∂L/∂v`, mass matrix, `M⁻¹ p`, `g`, `G`, the curvature
-/// term, forces, observables), `livens::Parameters`, `livens::MomentumMaps<T, D, K>`,
+/// term, forces, the names of the inputs), `livens::Parameters`, `livens::MomentumMaps<T, D, K>`,
 /// `livens::PointKernels` (the stage families' kernels), `livens::DeclaredSchemes`, and
 /// for every listed scheme `livens::Step<T, Scheme>` (a symbolic scheme through
-/// `livens::DiscreteSystem`: residual, exact Jacobian, Newton guess, next state). Every
+/// `livens::DiscreteSystem`: residual, exact Jacobian, Newton guess, next state), and
+/// for a model with inputs `livens::Linearize<T, LobattoIIIAIIIB<S>>`. Every
 /// function is straight-line code over fixed-size arrays, generic over
 /// `T: RealField + Copy`.
 ///

@@ -9,6 +9,7 @@
 // runtime directly (the facade depends on this crate), so alias it.
 extern crate livens_runtime as livens;
 
+mod cart_pole;
 mod chain;
 mod closed_loop;
 mod double_top;
@@ -24,6 +25,7 @@ mod spring_pendulum;
 mod top;
 mod torus;
 
+pub use cart_pole::{CartPole, CartPoleConstrained};
 pub use chain::Chain10;
 pub use closed_loop::ClosedLoop;
 pub use double_top::DoubleTop;

@@ -76,6 +76,14 @@ pub enum SolveError<T> {
         /// Its index in the inputs.
         index: usize,
     },
+    /// The step was given another number of inputs than the model declares
+    /// ([`Model::INPUTS`](crate::Model::INPUTS); checked before any work).
+    WrongInputCount {
+        /// The number of scalar inputs the model declares.
+        expected: usize,
+        /// The number given.
+        given: usize,
+    },
     /// A field of the state to step from is NaN or infinite (checked before any work).
     NonFiniteState {
         /// The field: `t`, `q`, `p`, `v` or a multiplier block's name.
@@ -159,6 +167,11 @@ impl<T: fmt::Debug> fmt::Display for SolveError<T> {
             Self::NonFiniteInput { index } => write!(
                 f,
                 "input {index} of the step is NaN or infinite; inputs must be finite"
+            ),
+            Self::WrongInputCount { expected, given } => write!(
+                f,
+                "the step was given {given} inputs, and the model declares {expected} \
+                 (its `inputs` block)"
             ),
             Self::NonFiniteState { field } => write!(
                 f,

@@ -1,6 +1,7 @@
 //! The step loop: a model, a scheme, the scheme's state and its workspace.
 use crate::error::SolveError;
-use crate::model::Real;
+use crate::linearize::{Linearize, LinearizedStep};
+use crate::model::{InputValues, Real};
 use crate::solve::{Inline, NewtonOptions, StepReport, Storage};
 use crate::step::{Guess, Step, StepContext, StepOptions};
 
@@ -23,6 +24,7 @@ pub struct Integrator<T: Real, Mdl: Step<T, S>, S, K: Storage = Inline> {
     scheme: S,
     h: T,
     state: Mdl::State,
+    inputs: Mdl::Inputs,
     options: StepOptions<T>,
     workspace: Mdl::Workspace<K>,
 }
@@ -34,6 +36,7 @@ impl<T: Real, Mdl: Step<T, S> + Clone, S: Clone, K: Storage> Clone for Integrato
             scheme: self.scheme.clone(),
             h: self.h,
             state: self.state,
+            inputs: self.inputs,
             options: self.options,
             workspace: self.workspace.clone(),
         }
@@ -49,6 +52,7 @@ impl<T: Real, Mdl: Step<T, S> + core::fmt::Debug, S: core::fmt::Debug, K: Storag
             .field("scheme", &self.scheme)
             .field("h", &self.h)
             .field("state", &self.state)
+            .field("inputs", &self.inputs)
             .field("options", &self.options)
             .finish_non_exhaustive()
     }
@@ -86,6 +90,7 @@ impl<T: Real, Mdl: Step<T, S>, S, K: Storage> Integrator<T, Mdl, S, K> {
             scheme,
             h,
             state,
+            inputs: InputValues::zeros(),
             options: StepOptions::default(),
             workspace,
         }
@@ -124,11 +129,11 @@ impl<T: Real, Mdl: Step<T, S>, S, K: Storage> Integrator<T, Mdl, S, K> {
     /// untouched — bit for bit what it was before the call — so the caller can retry
     /// with a smaller step size or other options.
     pub fn step(&mut self) -> Result<StepReport<T>, SolveError<T>> {
-        // The step starts at the state's time; no model has inputs yet.
+        // The step starts at the state's time, the inputs held over it.
         let context = StepContext {
             h: self.h,
             t: Mdl::time(&self.state),
-            inputs: &[],
+            inputs: self.inputs.as_ref(),
         };
         let (next, report) = self.model.step(
             &self.scheme,
@@ -139,6 +144,38 @@ impl<T: Real, Mdl: Step<T, S>, S, K: Storage> Integrator<T, Mdl, S, K> {
         )?;
         self.state = next;
         Ok(report)
+    }
+
+    /// The step [`step`](Self::step) would take and its linearisation `A = ∂z⁺/∂z`,
+    /// `B = ∂z⁺/∂u` ([`Linearize`]), the state left as it was: what a controller designs
+    /// against at the current state and inputs.
+    pub fn linearize(&mut self) -> Result<Mdl::Linearized, SolveError<T>>
+    where
+        Mdl: Linearize<T, S>,
+    {
+        let context = StepContext {
+            h: self.h,
+            t: Mdl::time(&self.state),
+            inputs: self.inputs.as_ref(),
+        };
+        self.model.linearize(
+            &self.scheme,
+            context,
+            &self.state,
+            &mut self.workspace,
+            &self.options,
+        )
+    }
+
+    /// [`linearize`](Self::linearize), and the state advanced to the step's (the
+    /// time-varying linearisation along a trajectory an MPC relinearises on).
+    pub fn step_linearized(&mut self) -> Result<Mdl::Linearized, SolveError<T>>
+    where
+        Mdl: Linearize<T, S>,
+    {
+        let out = self.linearize()?;
+        self.state = out.next_state();
+        Ok(out)
     }
 
     /// Takes up to `steps` steps, stopping at the first failure; the state is then the
@@ -160,6 +197,22 @@ impl<T: Real, Mdl: Step<T, S>, S, K: Storage> Integrator<T, Mdl, S, K> {
     /// Replaces the state, e.g. to restart from a new consistent initial state.
     pub fn set_state(&mut self, state: Mdl::State) {
         self.state = state;
+    }
+
+    /// The inputs the following steps hold (zero-order hold), in the order of the
+    /// model's `inputs` block ([`Model::INPUTS`](crate::Model::INPUTS)); zero at first.
+    pub fn inputs(&self) -> &Mdl::Inputs {
+        &self.inputs
+    }
+
+    /// Holds `inputs` over the following steps, until changed. A NaN or infinite input
+    /// is refused ([`SolveError::NonFiniteInput`]) and the inputs held are kept.
+    pub fn set_inputs(&mut self, inputs: Mdl::Inputs) -> Result<(), SolveError<T>> {
+        if let Some(index) = inputs.as_ref().iter().position(|u| !u.is_finite()) {
+            return Err(SolveError::NonFiniteInput { index });
+        }
+        self.inputs = inputs;
+        Ok(())
     }
 
     /// The model.

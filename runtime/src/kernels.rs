@@ -33,28 +33,56 @@ pub trait PointKernels<T: Real, const D: usize, const Q: usize = D>:
     /// `D₂₂L`, the mass matrix: `out[j][i] = ∂²L/∂vᵢ∂vⱼ`.
     fn l_vv(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
 
-    /// Whether the model has generalized forces `F(q, v, t)` (a `forces` block): the
+    /// Whether the model has generalized forces `F(q, v, t, u)` (a `forces` block): the
     /// stage families then add `F(Qʲ, Vʲ, t⁰ + cⱼ h)` to each stage force `Wʲ` (the
     /// discrete Lagrange–d'Alembert principle, spec `next_packages.md` §D.2) and its
     /// derivatives to their Jacobians. `false`: [`f`](Self::f), [`f_q`](Self::f_q) and
     /// [`f_v`](Self::f_v) are never called, and a step does exactly what it did without
     /// them.
     const FORCED: bool = false;
-    /// The generalized forces `F(q, v, t)`, one per coordinate (zero by default).
-    fn f(&self, t: T, q: &SVector<T, Q>, v: &SVector<T, D>) -> SVector<T, D> {
-        let _ = (t, q, v);
+    /// The generalized forces `F(q, v, t, u)` at the inputs `u`, one per coordinate
+    /// (zero by default).
+    fn f(&self, t: T, q: &SVector<T, Q>, v: &SVector<T, D>, u: &Self::Inputs) -> SVector<T, D> {
+        let _ = (t, q, v, u);
         SVector::zeros()
     }
     /// `∂F/∂q` (left-trivialised on a group, as `D₁L`): `out[j][i] = ∂Fᵢ/∂qⱼ` (zero by
     /// default).
-    fn f_q(&self, t: T, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]) {
-        let _ = (t, q, v);
+    fn f_q(
+        &self,
+        t: T,
+        q: &SVector<T, Q>,
+        v: &SVector<T, D>,
+        u: &Self::Inputs,
+        out: &mut [[T; D]; D],
+    ) {
+        let _ = (t, q, v, u);
         out.iter_mut().for_each(|column| column.fill(T::zero()));
     }
     /// `∂F/∂v`: `out[j][i] = ∂Fᵢ/∂vⱼ` (zero by default).
-    fn f_v(&self, t: T, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]) {
-        let _ = (t, q, v);
+    fn f_v(
+        &self,
+        t: T,
+        q: &SVector<T, Q>,
+        v: &SVector<T, D>,
+        u: &Self::Inputs,
+        out: &mut [[T; D]; D],
+    ) {
+        let _ = (t, q, v, u);
         out.iter_mut().for_each(|column| column.fill(T::zero()));
+    }
+    /// `∂F/∂u`, row by row: `out[i][k] = ∂Fᵢ/∂uₖ` (zero by default), for the
+    /// linearised step.
+    fn f_u(
+        &self,
+        t: T,
+        q: &SVector<T, Q>,
+        v: &SVector<T, D>,
+        u: &Self::Inputs,
+        out: &mut [Self::Inputs; D],
+    ) {
+        let _ = (t, q, v, u);
+        out.iter_mut().for_each(|row| row.as_mut().fill(T::zero()));
     }
 }
 

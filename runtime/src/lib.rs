@@ -22,12 +22,14 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod control;
 pub mod declared;
 mod diagnostics;
 mod error;
 pub mod families;
 mod integrator;
 pub mod kernels;
+pub mod linearize;
 mod model;
 pub mod schemes;
 pub mod solve;
@@ -45,8 +47,10 @@ pub use integrator::Integrator;
 pub use kernels::{
     ConstraintPatterns, HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKernels,
 };
+pub use linearize::{Linearize, Linearized};
 pub use model::{
-    Configuration, Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter,
+    Configuration, InputValues, Model, MomentumMaps, ParameterError, Parameters, Real,
+    UnknownParameter,
 };
 pub use schemes::info::{Orders, SchemeInfo};
 pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
@@ -68,7 +72,8 @@ pub mod __private {
         ConstraintPatterns, HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKernels,
     };
     pub use crate::model::{
-        Configuration, Model, MomentumMaps, ParameterError, Parameters, Real, UnknownParameter,
+        Configuration, InputValues, Model, MomentumMaps, ParameterError, Parameters, Real,
+        UnknownParameter,
     };
     pub use crate::schemes;
     pub use crate::solve::sparse::{self, NeedsPivoting, Plan};
@@ -79,6 +84,7 @@ pub mod __private {
     pub const fn sparse_threshold() -> f64 {
         crate::solve::sparse::THRESHOLD
     }
+    pub use crate::linearize::{Linearize, Linearized};
     pub use crate::solve::{max_abs, StepReport, Storage, Workspace};
     pub use crate::state::{GglState, NodeValues, NonholonomicState, PhaseState};
     pub use crate::step::check_step;

@@ -15,6 +15,31 @@ impl<T: RealField + Copy> Real for T {}
 pub trait Configuration<T: Real, const D: usize, const Q: usize = D> {
     /// The configuration space.
     type Space: Space<T, D, Q>;
+    /// The model's control inputs `u`, held over a step (zero-order hold): `[T; U]`,
+    /// `U` the number of scalar inputs its `inputs` block declares (`[T; 0]` for a
+    /// model without). Only the generalized forces read them.
+    type Inputs: InputValues<T>;
+}
+
+/// The values of a model's inputs ([`Configuration::Inputs`]): a fixed-size array, so
+/// that a generated force reads `u[k]` with its index checked at compile time.
+pub trait InputValues<T>: Copy + core::fmt::Debug + PartialEq + AsRef<[T]> + AsMut<[T]> {
+    /// The number of scalar inputs.
+    const LEN: usize;
+    /// Every input zero.
+    fn zeros() -> Self;
+    /// The inputs from a slice of exactly [`LEN`](Self::LEN) values; `None` otherwise.
+    fn from_slice(values: &[T]) -> Option<Self>;
+}
+
+impl<T: Real, const U: usize> InputValues<T> for [T; U] {
+    const LEN: usize = U;
+    fn zeros() -> Self {
+        [T::zero(); U]
+    }
+    fn from_slice(values: &[T]) -> Option<Self> {
+        values.try_into().ok()
+    }
 }
 
 /// Model-level functions of a mechanical system with `D` coordinates (the size of its
@@ -68,14 +93,25 @@ pub trait Model<T: Real, const D: usize, const M: usize, const Q: usize = D>:
         T::zero()
     }
 
+    /// Names of the model's scalar inputs as its `inputs` block declares them (`u`,
+    /// `f.x`), in order: the entries of [`Configuration::Inputs`]; empty for a model
+    /// without.
+    const INPUTS: &'static [&'static str] = &[];
+
     /// Whether the model declares generalized forces (a `forces` block): its energy then
     /// changes by their work, `Eⁿ⁺¹ − Eⁿ = h F·v^½` for the energy–momentum schemes that
     /// take them.
     const FORCED: bool = false;
-    /// The generalized forces `F(q, v, t)` of the `forces` block, one per coordinate;
-    /// zero for a model without.
-    fn forces(&self, t: T, q: &SVector<T, Q>, v: &SVector<T, D>) -> SVector<T, D> {
-        let _ = (t, q, v);
+    /// The generalized forces `F(q, v, t, u)` of the `forces` block at the inputs `u`,
+    /// one per coordinate; zero for a model without.
+    fn forces(
+        &self,
+        t: T,
+        q: &SVector<T, Q>,
+        v: &SVector<T, D>,
+        u: &<Self as Configuration<T, D, Q>>::Inputs,
+    ) -> SVector<T, D> {
+        let _ = (t, q, v, u);
         SVector::zeros()
     }
 

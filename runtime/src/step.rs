@@ -3,7 +3,7 @@
 use core::fmt::Debug;
 
 use crate::error::SolveError;
-use crate::model::{ParameterError, Real};
+use crate::model::{InputValues, ParameterError, Real};
 use crate::solve::{NewtonOptions, StepReport, Storage};
 use crate::state::NodeValues;
 
@@ -52,8 +52,9 @@ pub struct StepContext<'u, T> {
     pub h: T,
     /// The time the step starts at.
     pub t: T,
-    /// The model's inputs `u` over the step, held for its length (zero-order hold);
-    /// empty for a model without inputs (every model so far).
+    /// The model's inputs `u` over the step, held for its length (zero-order hold):
+    /// one value per entry of [`Model::INPUTS`](crate::Model::INPUTS), empty for a
+    /// model without an `inputs` block.
     pub inputs: &'u [T],
 }
 
@@ -93,6 +94,9 @@ pub trait Step<T: Real, S>: Sized {
     /// What the scheme carries from node to node (the GGL tuple, `(q, p)` plus warm
     /// starts for partitioned Runge–Kutta, …).
     type State: Copy + Debug + PartialEq;
+    /// The model's inputs ([`Configuration::Inputs`](crate::Configuration::Inputs)):
+    /// what an [`Integrator`](crate::Integrator) holds and hands each step.
+    type Inputs: InputValues<T>;
     /// Memory a step needs, with its large matrices kept in storage `K`.
     type Workspace<K: Storage>: Clone + Debug;
 
@@ -148,6 +152,7 @@ pub trait Step<T: Real, S>: Sized {
 /// iteration.
 pub fn check_step<T: Real, const D: usize, const Q: usize>(
     parameters: Result<(), ParameterError<T>>,
+    expected_inputs: usize,
     context: StepContext<'_, T>,
     state: &impl NodeValues<T, D, Q>,
     options: &NewtonOptions<T>,
@@ -165,6 +170,12 @@ pub fn check_step<T: Real, const D: usize, const Q: usize>(
     if !t.is_finite() {
         return Err(SolveError::InvalidTime { t });
     }
+    if inputs.len() != expected_inputs {
+        return Err(SolveError::WrongInputCount {
+            expected: expected_inputs,
+            given: inputs.len(),
+        });
+    }
     if let Some(index) = inputs.iter().position(|u| !u.is_finite()) {
         return Err(SolveError::NonFiniteInput { index });
     }
@@ -173,13 +184,16 @@ pub fn check_step<T: Real, const D: usize, const Q: usize>(
         .map_err(|reason| SolveError::InvalidOptions { reason })
 }
 
-/// Slices of the wrong length given to [`Step::equations`].
+/// Slices of the wrong length given to [`Step::equations`]: the unknowns, the residual
+/// or the Jacobian, or the context's inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WrongLength {
     /// The number of unknowns `n`.
     pub unknowns: usize,
     /// The lengths given for `x`, `r` and `jac`.
     pub given: [usize; 3],
+    /// The number of inputs the model declares and the number given, if they differ.
+    pub inputs: Option<[usize; 2]>,
 }
 
 impl WrongLength {
@@ -189,13 +203,37 @@ impl WrongLength {
         if given == [n, n, n * n] {
             Ok(())
         } else {
-            Err(Self { unknowns: n, given })
+            Err(Self {
+                unknowns: n,
+                given,
+                inputs: None,
+            })
+        }
+    }
+
+    /// `Ok` if `inputs` has the `expected` number of values, the model's (the other
+    /// slices, `n` unknowns, having been checked).
+    pub fn check_inputs<T>(n: usize, expected: usize, inputs: &[T]) -> Result<(), Self> {
+        if inputs.len() == expected {
+            Ok(())
+        } else {
+            Err(Self {
+                unknowns: n,
+                given: [n, n, n * n],
+                inputs: Some([expected, inputs.len()]),
+            })
         }
     }
 }
 
 impl core::fmt::Display for WrongLength {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if let Some([expected, given]) = self.inputs {
+            return write!(
+                f,
+                "the model declares {expected} inputs, and the step's context has {given}"
+            );
+        }
         let [x, r, jac] = self.given;
         write!(
             f,

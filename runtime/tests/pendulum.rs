@@ -32,6 +32,7 @@ type V3 = SVector<f64, 3>;
 
 impl Configuration<f64, 3> for Pendulum {
     type Space = Euclidean;
+    type Inputs = [f64; 0];
 }
 
 impl Model<f64, 3, 1> for Pendulum {
@@ -108,11 +109,12 @@ impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
         _scheme: &GglEm,
         h: f64,
         known: &GglState<f64, 3, 1>,
+        _inputs: &[f64; 0],
         x: &SVector<f64, 8>,
         r: &mut SVector<f64, 8>,
         columns: &mut [[f64; 8]; 8],
     ) {
-        self.residual(&GglEm, h, known, x, r);
+        self.residual(&GglEm, h, known, &[], x, r);
         let mut jac = SMatrix::<f64, 8, 8>::zeros();
         let (q1, p1, lambda, gamma) = unpack(x);
         let qm = (known.q + q1) * 0.5;
@@ -150,6 +152,7 @@ impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
         _scheme: &GglEm,
         h: f64,
         known: &GglState<f64, 3, 1>,
+        _inputs: &[f64; 0],
         x: &SVector<f64, 8>,
         r: &mut SVector<f64, 8>,
     ) {
@@ -174,6 +177,7 @@ impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
         _scheme: &GglEm,
         h: f64,
         known: &GglState<f64, 3, 1>,
+        _inputs: &[f64; 0],
         guess: Guess,
     ) -> SVector<f64, 8> {
         let mut x = SVector::<f64, 8>::zeros();
@@ -193,6 +197,7 @@ impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
         _scheme: &GglEm,
         h: f64,
         known: &GglState<f64, 3, 1>,
+        _inputs: &[f64; 0],
         x: &SVector<f64, 8>,
     ) -> GglState<f64, 3, 1> {
         let (q1, p1, lambda, gamma) = unpack(x);
@@ -208,6 +213,7 @@ impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
 }
 
 impl Step<f64, GglEm> for Pendulum {
+    type Inputs = [f64; 0];
     type State = GglState<f64, 3, 1>;
     type Workspace<K: Storage> = Workspace<f64, 8, K>;
     const UNKNOWNS: &'static [Block] = <Self as DiscreteSystem<f64, GglEm, 3, 1, 8>>::UNKNOWNS;
@@ -411,6 +417,7 @@ struct Oscillator;
 
 impl Configuration<f64, 2> for Oscillator {
     type Space = Euclidean;
+    type Inputs = [f64; 0];
 }
 
 impl Model<f64, 2, 0> for Oscillator {
@@ -592,9 +599,9 @@ fn discretization_has_an_exact_jacobian() {
     let x = SVector::<f64, 8>::from_column_slice(&[0.61, 0.07, -0.79, 0.1, 1.4, 0.05, 9.9, 0.02]);
     let mut r = SVector::zeros();
     let mut jac = SMatrix::<f64, 8, 8>::zeros();
-    UNIT.residual_and_jacobian(&GglEm, h, &known, &x, &mut r, &mut jac.data.0);
+    UNIT.residual_and_jacobian(&GglEm, h, &known, &[], &x, &mut r, &mut jac.data.0);
     let mut r_only = SVector::zeros();
-    UNIT.residual(&GglEm, h, &known, &x, &mut r_only);
+    UNIT.residual(&GglEm, h, &known, &[], &x, &mut r_only);
     assert_eq!(r, r_only);
     let eps = 1e-6;
     for j in 0..8 {
@@ -603,8 +610,8 @@ fn discretization_has_an_exact_jacobian() {
         xp[j] += eps;
         xm[j] -= eps;
         let (mut rp, mut rm) = (SVector::zeros(), SVector::zeros());
-        UNIT.residual(&GglEm, h, &known, &xp, &mut rp);
-        UNIT.residual(&GglEm, h, &known, &xm, &mut rm);
+        UNIT.residual(&GglEm, h, &known, &[], &xp, &mut rp);
+        UNIT.residual(&GglEm, h, &known, &[], &xm, &mut rm);
         let fd = (rp - rm) / (2.0 * eps);
         assert!((fd - jac.column(j)).amax() <= 1e-8, "column {j}");
     }

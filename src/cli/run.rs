@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use livens::space::Space;
+use livens::InputValues;
 use livens::{
     Configuration, Diagnostics, Integrator, Model, MomentumMaps, NodeValues, SVector, Step,
 };
@@ -316,7 +317,10 @@ where
                 let v = (q0 * d00 + q1 * d01) / h + v0 * d10 + v1 * d11;
                 let mut qs = SVector::<f64, Q>::zeros();
                 qs.fixed_rows_mut::<D>(0).copy_from(&q);
-                h * w * model.forces(t + s * h, &qs, &v).dot(&v)
+                h * w
+                    * model
+                        .forces(t + s * h, &qs, &v, &InputValues::zeros())
+                        .dot(&v)
             })
             .sum();
     }
@@ -327,5 +331,7 @@ where
         <Sp<Mdl, D, Q> as Space<f64, D, Q>>::retract(&q0, &half)
     };
     let vm = (v0 + v1) * 0.5;
-    h * model.forces(t + 0.5 * h, &qm, &vm).dot(&vm)
+    h * model
+        .forces(t + 0.5 * h, &qm, &vm, &InputValues::zeros())
+        .dot(&vm)
 }

@@ -355,3 +355,29 @@ fn failed_step_allocates_nothing() {
     );
     assert_eq!(n, 0, "{n} allocations in a failed step");
 }
+
+/// The linearised step and the inputs allocate nothing, inline or boxed: `set_inputs`,
+/// `linearize`, `step_linearized`, and the LQR design a controller may run where it
+/// steps.
+#[test]
+fn linearize_and_inputs_allocate_nothing() {
+    use livens_models::CartPole;
+    let model = CartPole::new();
+    let (q, v) = (SVector::from([0.1, 0.3]), SVector::from([0.2, -0.1]));
+    let start = PhaseState::from_velocities(&model, q, v);
+    let mut inline = Integrator::new(model, LobattoIIIAIIIB::<3>, 0.02, start);
+    let mut boxed: Integrator<f64, _, _, Boxed> =
+        Integrator::new_boxed(model, LobattoIIIAIIIB::<2>, 0.02, start);
+    let (lqr, n) = allocations_in(|| {
+        inline.set_inputs([1.5]).unwrap();
+        boxed.set_inputs([1.5]).unwrap();
+        let a = inline.linearize().unwrap();
+        let b = boxed.step_linearized().unwrap();
+        black_box((inline.step_linearized().unwrap(), b));
+        let q = SMatrix::<f64, 4, 4>::identity();
+        let r = SMatrix::<f64, 1, 1>::identity();
+        livens::control::dlqr(&a.a, &a.b, (&q, &r), 1e-12, 10_000)
+    });
+    assert!(lqr.is_ok(), "{lqr:?}");
+    assert_eq!(n, 0, "linearize, inputs and dlqr allocated {n} times");
+}

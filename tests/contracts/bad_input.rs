@@ -5,7 +5,7 @@
 //! options work in `f32`.
 use livens::prelude::*;
 use livens::{InitError, ParameterError, SolveError};
-use livens_models::{FourParticles, LagrangeTop, Pendulum3d, SphericalPendulum};
+use livens_models::{CartPole, FourParticles, LagrangeTop, Pendulum3d, SphericalPendulum};
 
 fn pendulum_state(model: &Pendulum3d) -> Result<GglState<f64, 3, 1>, InitError<f64>> {
     let (q, v) = Pendulum3d::initial_positions_velocities();
@@ -381,8 +381,36 @@ fn non_finite_times_and_inputs_are_refused() {
     let e = model
         .step(&GglEm, context, &good, &mut ws, &options)
         .unwrap_err();
-    assert_eq!(e, SolveError::NonFiniteInput { index: 2 });
-    assert!(e.to_string().contains("input 2"), "{e}");
+    // The pendulum has no inputs: three are refused by count.
+    assert_eq!(
+        e,
+        SolveError::WrongInputCount {
+            expected: 0,
+            given: 3
+        }
+    );
+    assert!(e.to_string().contains("given 3 inputs"), "{e}");
+    // The cart-pole has one: a NaN there is refused by index.
+    let cart = CartPole::new();
+    let start = GglState::consistent(
+        &cart,
+        SVector::from([0.0, 0.1]),
+        SVector::zeros(),
+        Consistency::Reject { tolerance: 1e-12 },
+    )
+    .unwrap();
+    let mut cart_ws = Step::<f64, Eml>::workspace::<livens::solve::Inline>(&cart, &Eml);
+    let inputs = [f64::NAN];
+    let context = StepContext {
+        h: 0.05,
+        t: 0.0,
+        inputs: &inputs,
+    };
+    let e = cart
+        .step(&Eml, context, &start, &mut cart_ws, &options)
+        .unwrap_err();
+    assert_eq!(e, SolveError::NonFiniteInput { index: 0 });
+    assert!(e.to_string().contains("input 0"), "{e}");
     // A stage family, through the same front door.
     let model = SphericalPendulum::new();
     let (q, v) = SphericalPendulum::initial_positions_velocities();

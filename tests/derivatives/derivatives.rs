@@ -28,8 +28,8 @@ use std::fmt::Debug;
 use livens::schemes::*;
 use livens::step::{block_of, Block};
 use livens::{
-    DeclaredSchemes, DiscreteSystem, FromNode, GglState, Model, SMatrix, SVector, SchemeInfo,
-    SchemeVisitor, Step, StepContext,
+    DeclaredSchemes, DiscreteSystem, FromNode, GglState, InputValues, Model, SMatrix, SVector,
+    SchemeInfo, SchemeVisitor, Step, StepContext,
 };
 use livens_models::{
     ClosedLoop, FourParticles, FreeBody, HeavyTop, LagrangeTop, ParticleOnTorus, Pendulum3d,
@@ -482,12 +482,21 @@ where
             &sch,
             h,
             &known,
+            &InputValues::zeros(),
             &x,
             &mut r,
             &mut jac.data.0,
         );
         let mut r_only = SVector::<f64, N>::from_element(f64::NAN);
-        DiscreteSystem::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &x, &mut r_only);
+        DiscreteSystem::<f64, S, D, M, N>::residual(
+            &model,
+            &sch,
+            h,
+            &known,
+            &InputValues::zeros(),
+            &x,
+            &mut r_only,
+        );
         let r_scale = max_abs(&r_only);
         for k in 0..N {
             let what = || format!("{}: {}", where_(), label::<F, D, M>(F::UNKNOWNS, k, true));
@@ -507,14 +516,31 @@ where
                 &sch,
                 dh,
                 &dknown,
+                &InputValues::zeros(),
                 &seeded(&x, j),
                 &mut rd,
             );
             let col = eps(&rd);
             let (plus, minus, step) = fd_pair(&x, j);
             let (mut rp, mut rm) = (SVector::<f64, N>::zeros(), SVector::<f64, N>::zeros());
-            DiscreteSystem::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &plus, &mut rp);
-            DiscreteSystem::<f64, S, D, M, N>::residual(&model, &sch, h, &known, &minus, &mut rm);
+            DiscreteSystem::<f64, S, D, M, N>::residual(
+                &model,
+                &sch,
+                h,
+                &known,
+                &InputValues::zeros(),
+                &plus,
+                &mut rp,
+            );
+            DiscreteSystem::<f64, S, D, M, N>::residual(
+                &model,
+                &sch,
+                h,
+                &known,
+                &InputValues::zeros(),
+                &minus,
+                &mut rm,
+            );
             let fd = (rp - rm) / step;
             let scale = max_abs(&col);
             for k in 0..N {
@@ -985,6 +1011,7 @@ fn f32_agrees<F, S, const D: usize, const M: usize, const N: usize>(
             &sch,
             h32,
             &known32,
+            &InputValues::zeros(),
             &x32,
             &mut r32,
             &mut j32.data.0,
@@ -995,6 +1022,7 @@ fn f32_agrees<F, S, const D: usize, const M: usize, const N: usize>(
             &sch,
             h,
             &known,
+            &InputValues::zeros(),
             &x,
             &mut r,
             &mut jac.data.0,

@@ -66,17 +66,34 @@ where
     let mut worst: f64 = 0.0;
     let mut fell_back = 0;
     for _ in 0..points {
-        let x: SVector<f64, N> = model.initial_guess(&scheme, h, state, Guess::Previous)
-            + SVector::from_fn(|_, _| rng.uniform(-0.1, 0.1));
+        let x: SVector<f64, N> =
+            model.initial_guess(&scheme, h, state, &InputValues::zeros(), Guess::Previous)
+                + SVector::from_fn(|_, _| rng.uniform(-0.1, 0.1));
         let mut r = SVector::<f64, N>::zeros();
         // NaN wherever the writer does not write (the structural zeros): the plan must
         // never read them, but for its fill, which it zeroes itself.
         // In release builds the planned writer packs the plan's entries and the dense
         // one unpacks them: the dense solve below checks the unpacking too.
         let mut planned = [[f64::NAN; N]; N];
-        model.residual_and_jacobian_planned(&scheme, h, state, &x, &mut r, &mut planned);
+        model.residual_and_jacobian_planned(
+            &scheme,
+            h,
+            state,
+            &InputValues::zeros(),
+            &x,
+            &mut r,
+            &mut planned,
+        );
         let mut dense = [[0.0; N]; N];
-        model.residual_and_jacobian(&scheme, h, state, &x, &mut r, &mut dense);
+        model.residual_and_jacobian(
+            &scheme,
+            h,
+            state,
+            &InputValues::zeros(),
+            &x,
+            &mut r,
+            &mut dense,
+        );
         let mut slot = [0usize; N];
         match model
             .factor_planned(&mut planned, &mut slot)

@@ -628,7 +628,7 @@ where
         states.push(after);
         let t = after.t;
         let (qm, vm) = ((before.q + after.q) / 2.0, (before.v + after.v) / 2.0);
-        let work = h * model.forces(before.t + h / 2.0, &qm, &vm).dot(&vm);
+        let work = h * model.forces(before.t + h / 2.0, &qm, &vm, &[]).dot(&vm);
         let de = energy(&after) - energy(&before);
         balance = balance.max((de - work).abs());
         g_max = g_max.max(model.constraints(&after.q).amax());
@@ -738,7 +738,7 @@ fn forced_reml_and_null_eml_follow_eml() {
             sim.step().expect("Newton converges");
             let after = *sim.state();
             let (qm, vm) = ((before.q + after.q) / 2.0, (before.v + after.v) / 2.0);
-            let work = h * model.forces(before.t + h / 2.0, &qm, &vm).dot(&vm);
+            let work = h * model.forces(before.t + h / 2.0, &qm, &vm, &[]).dot(&vm);
             balance = balance.max((energy(&after) - energy(&before) - work).abs());
             states.push(after);
         }

@@ -33,8 +33,24 @@ where
         let x = SVector::<f64, N>::from_fn(|_, _| rnd());
         let h = 0.05 * (1.0 + rnd());
         let (mut ra, mut rb) = (SVector::<f64, N>::zeros(), SVector::<f64, N>::zeros());
-        DiscreteSystem::<f64, S1, 12, 9, N>::residual(&model, &a, h, &known, &x, &mut ra);
-        DiscreteSystem::<f64, S2, 12, 9, N>::residual(&model, &b, h, &known, &x, &mut rb);
+        DiscreteSystem::<f64, S1, 12, 9, N>::residual(
+            &model,
+            &a,
+            h,
+            &known,
+            &InputValues::zeros(),
+            &x,
+            &mut ra,
+        );
+        DiscreteSystem::<f64, S2, 12, 9, N>::residual(
+            &model,
+            &b,
+            h,
+            &known,
+            &InputValues::zeros(),
+            &x,
+            &mut rb,
+        );
         let scale = ra.amax().max(1.0);
         assert!(
             (ra - rb).amax() <= 1e-14 * scale,

@@ -108,7 +108,7 @@ fn eml_keeps_the_power_balance_of_the_forced_oscillator() {
         sim.step().expect("Newton converges");
         let after = *sim.state();
         let (qm, vm) = ((before.q + after.q) / 2.0, (before.v + after.v) / 2.0);
-        let work = h * model.forces(before.t + h / 2.0, &qm, &vm).dot(&vm);
+        let work = h * model.forces(before.t + h / 2.0, &qm, &vm, &[]).dot(&vm);
         work_total += work.abs();
         balance = balance.max((energy(&after) - energy(&before) - work).abs());
     }

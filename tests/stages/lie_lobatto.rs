@@ -47,6 +47,7 @@ impl<T: Real> CirclePendulum<T> {
 
 impl<T: Real> Configuration<T, 1, 2> for CirclePendulum<T> {
     type Space = Circle;
+    type Inputs = [T; 0];
 }
 
 impl<T: Real> PointKernels<T, 1, 2> for CirclePendulum<T> {
@@ -74,6 +75,7 @@ struct AnglePendulum(CirclePendulum<f64>);
 
 impl Configuration<f64, 1> for AnglePendulum {
     type Space = Euclidean;
+    type Inputs = [f64; 0];
 }
 
 impl PointKernels<f64, 1> for AnglePendulum {
@@ -342,6 +344,7 @@ impl<T: Real> HeavyTop<T> {
 
 impl<T: Real> Configuration<T, 3, 4> for HeavyTop<T> {
     type Space = So3;
+    type Inputs = [T; 0];
 }
 
 impl<T: Real> PointKernels<T, 3, 4> for HeavyTop<T> {

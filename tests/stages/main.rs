@@ -14,6 +14,8 @@ mod support {
 }
 mod forced;
 mod holonomic_lobatto;
+mod inputs;
 mod lie_lobatto;
+mod linearized;
 mod nonholonomic_lobatto;
 mod spaces;

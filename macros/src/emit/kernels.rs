@@ -9,7 +9,7 @@ use super::tokens::{block, lit, private, svector, var_expr};
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
 use crate::sym::emit::emit_sunk;
-use crate::sym::Id;
+use crate::sym::{Id, VarId};
 
 /// Statements writing the `rows × cols` matrix `entries[r][c]` into column storage
 /// `out` (`out[c][r]`): zero everything, then the structurally nonzero entries.
@@ -34,6 +34,21 @@ fn columns_body(model: &Model, entries: &[Vec<Id>]) -> TokenStream {
     }
 }
 
+/// `out[r][c] = entries[r][c]` for every entry, the structural zeros written as zeros:
+/// a matrix stored row by row (`∂F/∂u`, whose rows are the inputs' arrays).
+fn rows_body(model: &Model, entries: &[Vec<Id>]) -> TokenStream {
+    let (stmts, values) = block(model, &entries.concat());
+    let mut values = values.into_iter();
+    let rows = entries.iter().map(|row| {
+        let row: Vec<TokenStream> = row.iter().filter_map(|_| values.next()).collect();
+        quote!([#(#row),*])
+    });
+    quote! {
+        #stmts
+        *out = [#(#rows),*];
+    }
+}
+
 /// `impl PointKernels<T, D>`: `l_q`, `l_v`, `l_qq`, `l_qv`, `l_vv`, and for a model
 /// with a `forces` block `FORCED`, `f`, `f_q` and `f_v` (the block's time variable the
 /// argument `time`), which the stage families add to their stage forces.
@@ -46,10 +61,12 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
     let l_qq: Vec<Vec<Id>> = l_q.iter().map(|&e| model.graph.gradient(e, &qv)).collect();
     let l_qv: Vec<Vec<Id>> = l_q.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
     let l_vv: Vec<Vec<Id>> = l_v.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
+    let uv: Vec<VarId> = model.inputs.iter().map(|&(var, _)| var).collect();
     let forces = model.forces.clone().map(|f| {
         let f_q: Vec<Vec<Id>> = f.iter().map(|&e| model.graph.gradient(e, &qv)).collect();
         let f_v: Vec<Vec<Id>> = f.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
-        (f, f_q, f_v)
+        let f_u: Vec<Vec<Id>> = f.iter().map(|&e| model.graph.gradient(e, &uv)).collect();
+        (f, f_q, f_v, f_u)
     });
     let vector = |model: &Model, es: &[Id]| {
         let (s, v) = block(model, es);
@@ -60,29 +77,36 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
     let pattern = |entries: &[Vec<Id>]| pattern_tokens(&matrix_pattern(model, entries));
     let (qq, qv, vv) = (pattern(&l_qq), pattern(&l_qv), pattern(&l_vv));
     let (f_q_pattern, f_v_pattern) = match &forces {
-        Some((_, f_q, f_v)) => (pattern(f_q), pattern(f_v)),
+        Some((_, f_q, f_v, _)) => (pattern(f_q), pattern(f_v)),
         None => (quote!(&[]), quote!(&[])),
     };
     let vec = quote!(#p::SVector<T, #dl>);
-    let forced = forces.map(|(f, f_q, f_v)| {
+    let ul = lit(uv.len());
+    let forced = forces.map(|(f, f_q, f_v, f_u)| {
         let f = vector(model, &f);
         let (f_q, f_v) = (columns_body(model, &f_q), columns_body(model, &f_v));
+        let f_u = rows_body(model, &f_u);
         quote! {
             const FORCED: bool = true;
             #[inline]
-            fn f(&self, time: T, q: &#vec, v: &#vec) -> #vec {
+            fn f(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul]) -> #vec {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #f
             }
             #[inline]
-            fn f_q(&self, time: T, q: &#vec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
+            fn f_q(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul], out: &mut [[T; #dl]; #dl]) {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #f_q
             }
             #[inline]
-            fn f_v(&self, time: T, q: &#vec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
+            fn f_v(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul], out: &mut [[T; #dl]; #dl]) {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #f_v
+            }
+            #[inline]
+            fn f_u(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul], out: &mut [[T; #ul]; #dl]) {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #f_u
             }
         }
     });

@@ -124,11 +124,13 @@ fn configuration_impl(model: &Model) -> TokenStream {
     let p = private();
     let name = &model.name;
     let dl = lit(model.dim());
+    let ul = lit(model.inputs.len());
     quote! {
         // Scalar, vector and quaternion coordinates are stored as they move: a vector
         // space (a quaternion's unit norm is one of the model's constraints).
         impl<T: #p::Real> #p::Configuration<T, #dl> for #name<T> {
             type Space = #p::Euclidean;
+            type Inputs = [T; #ul];
         }
     }
 }
@@ -326,10 +328,13 @@ fn reported_quantities(model: &mut Model) -> TokenStream {
         let (statements, values) = block(model, &forces);
         let vector = svector(forces.len(), &values);
         let body = quote!(#statements #vector);
+        let ul = lit(model.inputs.len());
+        let inputs = model.inputs.iter().map(|(_, name)| name);
         out.extend(quote! {
+            const INPUTS: &'static [&'static str] = &[#(#inputs),*];
             const FORCED: bool = true;
             #[inline]
-            fn forces(&self, time: T, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> #p::SVector<T, #dl> {
+            fn forces(&self, time: T, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>, u: &[T; #ul]) -> #p::SVector<T, #dl> {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #body
             }

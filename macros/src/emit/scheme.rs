@@ -123,6 +123,7 @@ fn scheme_impl(
     let p = private();
     let (d, m, n) = (model.dim(), model.n_constraints(), t.unknowns.len());
     let (dl, ml, nl) = (lit(d), lit(m), lit(n));
+    let ul = lit(model.inputs.len());
     let dw = intermediate_derivatives(model, t);
     let nonzero = jacobian_entries(model, t, &dw);
     let intermediates = intermediates_block(model, t, &[]);
@@ -151,6 +152,7 @@ fn scheme_impl(
             scheme: &#marker,
             h: T,
             known: &#state,
+            inputs: &[T; #ul],
             x: &#p::SVector<T, #nl>,
             r: &mut #p::SVector<T, #nl>,
             jac: &mut [[T; #nl]; #nl],
@@ -190,7 +192,7 @@ fn scheme_impl(
 
             #writers
 
-            fn residual(&self, scheme: &#marker, h: T, known: &#state, x: &#p::SVector<T, #nl>, r: &mut #p::SVector<T, #nl>) {
+            fn residual(&self, scheme: &#marker, h: T, known: &#state, inputs: &[T; #ul], x: &#p::SVector<T, #nl>, r: &mut #p::SVector<T, #nl>) {
                 #prologue
                 let x = &x.data.0[0];
                 #intermediates
@@ -198,12 +200,12 @@ fn scheme_impl(
                 r.data.0[0] = [#(#r_only),*];
             }
 
-            fn initial_guess(&self, scheme: &#marker, h: T, known: &#state, guess: #p::Guess) -> #p::SVector<T, #nl> {
+            fn initial_guess(&self, scheme: &#marker, h: T, known: &#state, inputs: &[T; #ul], guess: #p::Guess) -> #p::SVector<T, #nl> {
                 #prologue
                 #guesses
             }
 
-            fn accept(&self, scheme: &#marker, h: T, known: &#state, x: &#p::SVector<T, #nl>) -> #state {
+            fn accept(&self, scheme: &#marker, h: T, known: &#state, inputs: &[T; #ul], x: &#p::SVector<T, #nl>) -> #state {
                 #prologue
                 let x = &x.data.0[0];
                 #intermediates
@@ -298,7 +300,9 @@ fn input_bindings() -> TokenStream {
         let name = format_ident!("{}", input.name);
         let source: TokenStream = input.source.parse().expect("input sources are Rust paths");
         match input.size {
-            crate::schemes::InputSize::Scalar => quote!(let #name = #source;),
+            crate::schemes::InputSize::Scalar | crate::schemes::InputSize::Inputs => {
+                quote!(let #name = #source;)
+            }
             _ => quote!(let #name = &#source.data.0[0];),
         }
     });
@@ -516,9 +520,11 @@ pub(crate) fn step_impl(
     let name = &model.name;
     let layout = layout_tokens(layout);
     let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
+    let ul = lit(model.inputs.len());
     quote! {
         impl<T: #p::Real> #p::Step<T, #marker> for #name<T> {
             type State = #state;
+            type Inputs = [T; #ul];
             type Workspace<K: #p::Storage> = #workspace;
             const UNKNOWNS: &'static [#p::Block] = &[#(#layout),*];
 
@@ -540,7 +546,7 @@ pub(crate) fn step_impl(
                 options: &#p::StepOptions<T>,
             ) -> ::core::result::Result<(Self::State, #p::StepReport<T>), #p::SolveError<T>> {
                 let parameters = <Self as #p::Model<T, #dl, #ml>>::check_parameters(self);
-                #p::check_step(parameters, context, state, &options.newton)?;
+                #p::check_step(parameters, #ul, context, state, &options.newton)?;
                 #family::step(self, scheme, context, state, workspace, options)
             }
 
@@ -624,7 +630,7 @@ fn assembled_step(
         }
         None => quote!(::core::option::Option::None),
     };
-    step_impl(
+    let step = step_impl(
         model,
         &marker,
         &layout,
@@ -632,7 +638,51 @@ fn assembled_step(
         &quote!(#p::families::#driver::#workspace<T, #(#workspace_sizes,)* #nl, K>),
         &quote!(#p::families::#driver::#workspace::lobatto().with_plan(#plan)),
         &quote!(#p::families::#driver),
-    )
+    );
+    // The families whose step the runtime linearises, for a model with inputs.
+    let linear_driver = match family.driver {
+        "prk" => Some("prk_linear"),
+        "prk_holonomic" => Some("prk_holonomic_linear"),
+        _ => None,
+    };
+    let linear = linear_driver
+        .filter(|_| !model.inputs.is_empty())
+        .map(|driver| linearize_impl(model, &marker, driver));
+    quote!(#step #linear)
+}
+
+/// `impl Linearize` for a Lobatto IIIA–IIIB family on a model with inputs: the step's
+/// `A = ∂(q¹, p¹)/∂(q⁰, p⁰)` and `B = ∂(q¹, p¹)/∂u` on the ambient `(q, p)`, assembled
+/// from the point kernels (`runtime/src/families/prk_linear.rs`,
+/// `runtime/src/families/prk_holonomic_linear.rs`).
+fn linearize_impl(model: &Model, marker: &TokenStream, driver: &str) -> TokenStream {
+    let driver = format_ident!("{}", driver);
+    let p = private();
+    let name = &model.name;
+    let (d, nu) = (model.dim(), model.inputs.len());
+    let (dl, ml, nzl, nul) = (lit(d), lit(model.n_constraints()), lit(2 * d), lit(nu));
+    let carried = ["q", "p"]
+        .iter()
+        .flat_map(|z| model.coord_names.iter().map(move |c| format!("{z}.{c}")));
+    quote! {
+        impl<T: #p::Real> #p::Linearize<T, #marker> for #name<T> {
+            const CARRIED: &'static [&'static str] = &[#(#carried),*];
+            type Linearized = #p::Linearized<#p::PhaseState<T, #dl>, T, #nzl, #nul>;
+
+            fn linearize<K: #p::Storage>(
+                &self,
+                scheme: &#marker,
+                context: #p::StepContext<'_, T>,
+                state: &Self::State,
+                workspace: &mut Self::Workspace<K>,
+                options: &#p::StepOptions<T>,
+            ) -> ::core::result::Result<Self::Linearized, #p::SolveError<T>> {
+                let parameters = <Self as #p::Model<T, #dl, #ml>>::check_parameters(self);
+                #p::check_step(parameters, #nul, context, state, &options.newton)?;
+                #p::families::#driver::linearize(self, scheme, context, state, workspace, options)
+            }
+        }
+    }
 }
 
 /// The stage Jacobian is planned when its plan takes at most this share of the dense

@@ -46,6 +46,7 @@ pub(crate) fn var_expr(model: &Model, v: VarId) -> TokenStream {
         }
         Role::Invariant(_) => unreachable!("invariants are substituted before emission"),
         Role::Time => quote!(time),
+        Role::Control(k) => idx("u", k),
         Role::SchemeParam(field) => {
             let (p, f) = (private(), format_ident!("{}", field));
             quote!(#p::c::<T>(scheme.#f()))

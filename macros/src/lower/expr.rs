@@ -105,6 +105,17 @@ impl Lowerer<'_> {
                 ),
             );
         };
+        if sym.kind == Kind::Input && self.time.is_none() {
+            // error: the input `u` is read only by `forces` ...
+            return err(
+                id.span(),
+                format!(
+                    "the input `{name}` is read only by `forces` (generalized forces \
+                     F(q, v, t, u)): the Lagrangian, constraints, invariants and observables \
+                     of a model do not depend on its inputs"
+                ),
+            );
+        }
         match (scope, sym.kind) {
             (Scope::Positions { what, rule }, Kind::Velocity) => err(
                 id.span(),
@@ -415,6 +426,7 @@ impl Lowerer<'_> {
                     Some(Kind::Let) => format!("`{name}` is a `let`, not an index"),
                     Some(Kind::Invariant) => format!("`{name}` is an invariant, not an index"),
                     Some(Kind::Builtin) => format!("`{name}` is a built-in, not an index"),
+                    Some(Kind::Input) => format!("`{name}` is an input, not an index"),
                     None if self.names.poisoned.contains(&name) => return err(id.span(), POISONED),
                     None if self.indices.is_empty() => format!(
                         "unknown index `{name}`: no enclosing `sum(i in ..)` or `for i in ..` \
@@ -532,6 +544,7 @@ impl Lowerer<'_> {
             Some(Kind::Let) => Some("the `let`"),
             Some(Kind::Invariant) => Some("the invariant"),
             Some(Kind::Builtin) => Some("the built-in"),
+            Some(Kind::Input) => Some("the input"),
             None if self.names.poisoned.contains(&name) => Some("the declaration"),
             None => None,
         };

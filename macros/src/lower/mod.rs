@@ -52,6 +52,13 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
         std::mem::take(&mut ast.coords),
     );
 
+    declare_inputs(
+        &mut model,
+        &mut names,
+        &mut errors,
+        std::mem::take(&mut ast.inputs),
+    );
+
     let velocities = model.v.clone();
     let model_dim = model.dim();
     let name_span = model.name.span();
@@ -293,6 +300,95 @@ fn declare_coords(
                 },
             );
         }
+    }
+}
+
+/// The `inputs` block: per input a `Scalar` or `Vec3` (or an array of them), each scalar
+/// a variable of its own (`Role::Control`) that only `forces` may read (`Kind::Input`).
+fn declare_inputs(
+    model: &mut Model,
+    names: &mut Names,
+    errors: &mut Errors,
+    inputs: Vec<CoordAst>,
+) {
+    for c in inputs {
+        let name = c.name.to_string();
+        if name == "t" {
+            // error: `t` is the time of the forces ...
+            errors.push(
+                c.name.span(),
+                "`t` is the time the forces read; name the input otherwise",
+            );
+            continue;
+        }
+        if names.taken(&name) {
+            // The other declaration keeps the name: its uses are not errors.
+            errors.push(
+                c.name.span(),
+                format!("`{name}` is declared twice; rename one of the declarations"),
+            );
+            continue;
+        }
+        let len = match c.kind.to_string().as_str() {
+            "Scalar" => 1,
+            "Vec3" => 3,
+            other => {
+                // error: an input is a `Scalar` or a `Vec3` ...
+                errors.push(
+                    c.kind.span(),
+                    format!(
+                        "an input is a `Scalar` or a `Vec3` (or an array of them), not `{other}`"
+                    ),
+                );
+                names.poison(name);
+                continue;
+            }
+        };
+        let count = match &c.len {
+            None => None,
+            Some(lit) => match array_len(lit) {
+                Ok(n) => Some(n),
+                Err(e) => {
+                    errors.add(e);
+                    names.poison(name);
+                    continue;
+                }
+            },
+        };
+        let mut elements = Vec::new();
+        for element in 0..count.unwrap_or(1) {
+            let base = match count {
+                None => name.clone(),
+                Some(_) => format!("{name}[{element}]"),
+            };
+            let ids: Vec<Id> = (0..len)
+                .map(|k| {
+                    let label = match len {
+                        1 => base.clone(),
+                        _ => format!("{base}.{}", ["x", "y", "z"][k]),
+                    };
+                    let (var, id) = model.new_var(label.clone(), Role::Control(model.inputs.len()));
+                    model.inputs.push((var, label));
+                    id
+                })
+                .collect();
+            elements.push(match len {
+                1 => Val::S(ids[0]),
+                _ => Val::V(ids),
+            });
+        }
+        let val = match count {
+            None => elements.swap_remove(0),
+            Some(_) => Val::A(elements),
+        };
+        names.declare(
+            errors,
+            &c.name,
+            Sym {
+                val,
+                kind: Kind::Input,
+            },
+        );
     }
 }
 

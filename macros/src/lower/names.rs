@@ -15,6 +15,8 @@ pub enum Kind {
     Velocity,
     Let,
     Invariant,
+    /// A control input of the `inputs` block, readable only in `forces`.
+    Input,
 }
 
 pub struct Sym {
@@ -145,6 +147,10 @@ impl Names {
             by_kind(Kind::Let),
         );
         let mut s = format!("the model declares params [{p}], coords [{c}], velocities [{v}]");
+        let u = by_kind(Kind::Input);
+        if !u.is_empty() {
+            s += &format!(", inputs [{u}]");
+        }
         if !l.is_empty() {
             s += &format!(", lets [{l}]");
         }

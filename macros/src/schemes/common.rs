@@ -191,6 +191,8 @@ pub enum InputSize {
     Constraints,
     /// A scalar.
     Scalar,
+    /// One entry per scalar control input.
+    Inputs,
 }
 
 /// An input of a step: a named block of the known state (or a scalar argument), and the
@@ -240,6 +242,11 @@ pub const GGL_INPUTS: &[Input] = &[
         size: InputSize::Scalar,
         source: "h",
     },
+    Input {
+        name: "known_u",
+        size: InputSize::Inputs,
+        source: "inputs",
+    },
 ];
 
 /// Variables of the known state at `tⁿ` and the step size.
@@ -252,6 +259,8 @@ pub struct Known {
     /// The time `tⁿ`.
     pub t: Id,
     pub h: Id,
+    /// The inputs held over the step.
+    pub u: Vec<Id>,
 }
 
 impl Known {
@@ -264,7 +273,11 @@ impl Known {
                     vec![model.new_var(input.name, Role::Input(input.name, None)).1]
                 }
                 size => {
-                    let n = if size == InputSize::Coordinates { d } else { m };
+                    let n = match size {
+                        InputSize::Coordinates => d,
+                        InputSize::Constraints => m,
+                        _ => model.inputs.len(),
+                    };
                     (0..n)
                         .map(|i| {
                             let name = format!("{}{i}", input.name);
@@ -291,6 +304,7 @@ impl Known {
             gamma,
             t,
             h,
+            u: take("known_u"),
         }
     }
 }
@@ -380,6 +394,8 @@ pub fn forces_at(model: &mut Model, k: &Known, q: &[Id], v: &[Id], theta: f64) -
         let dt = model.graph.mul(theta, k.h);
         map.insert(time, model.graph.add(k.t, dt));
     }
+    let controls = model.inputs.iter().map(|&(var, _)| var);
+    map.extend(controls.zip(k.u.iter().copied()));
     Some(model.graph.substitute(&forces, &map))
 }
 

@@ -4,7 +4,7 @@
 use nalgebra::SVector;
 
 use crate::error::SolveError;
-use crate::model::{Model, Real};
+use crate::model::{Configuration, InputValues, Model, Real};
 use crate::schemes::info::SchemeInfo;
 use crate::solve::sparse::{self, NeedsPivoting, Plan};
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
@@ -44,15 +44,17 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
             None => solve::lu::solve_in_place(lu, slot, r),
         }
     }
-    /// Writes the residual `R(known, x, h)` into `r` and `∂R/∂x` into the column-stored
+    /// Writes the residual `R(known, x, h, u)` at the inputs `u` into `r` and `∂R/∂x` into the column-stored
     /// `jac` (`jac[j][i] = ∂R_i/∂x_j`). With a [`PLAN`](Self::PLAN) only the structural
     /// nonzeros are written (the rest of `jac` is left as it was); without one every
     /// entry is.
+    #[allow(clippy::too_many_arguments)]
     fn residual_and_jacobian(
         &self,
         scheme: &S,
         h: T,
         known: &GglState<T, D, M>,
+        inputs: &Self::Inputs,
         x: &SVector<T, N>,
         r: &mut SVector<T, N>,
         jac: &mut [[T; N]; N],
@@ -68,11 +70,12 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
         scheme: &S,
         h: T,
         known: &GglState<T, D, M>,
+        inputs: &Self::Inputs,
         x: &SVector<T, N>,
         r: &mut SVector<T, N>,
         jac: &mut [[T; N]; N],
     ) {
-        self.residual_and_jacobian(scheme, h, known, x, r, jac);
+        self.residual_and_jacobian(scheme, h, known, inputs, x, r, jac);
     }
     /// Writes only the residual `R(known, x, h)` into `r`.
     fn residual(
@@ -80,6 +83,7 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
         scheme: &S,
         h: T,
         known: &GglState<T, D, M>,
+        inputs: &Self::Inputs,
         x: &SVector<T, N>,
         r: &mut SVector<T, N>,
     );
@@ -90,6 +94,7 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
         scheme: &S,
         h: T,
         known: &GglState<T, D, M>,
+        inputs: &Self::Inputs,
         guess: Guess,
     ) -> SVector<T, N>;
     /// The state at `tⁿ⁺¹` from the solved unknowns.
@@ -98,16 +103,18 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
         scheme: &S,
         h: T,
         known: &GglState<T, D, M>,
+        inputs: &Self::Inputs,
         x: &SVector<T, N>,
     ) -> GglState<T, D, M>;
 }
 
 /// A [`DiscreteSystem`] at a known state and step size, as Newton sees it.
-struct AtState<'a, T: Real, Mdl, S, const D: usize, const M: usize> {
+struct AtState<'a, T: Real, Mdl: Configuration<T, D>, S, const D: usize, const M: usize> {
     model: &'a Mdl,
     scheme: &'a S,
     h: T,
     known: &'a GglState<T, D, M>,
+    inputs: Mdl::Inputs,
 }
 
 impl<T, Mdl, S, const D: usize, const M: usize, const N: usize> NewtonSystem<T, N>
@@ -117,7 +124,8 @@ where
     Mdl: DiscreteSystem<T, S, D, M, N>,
 {
     fn residual(&mut self, x: &SVector<T, N>, r: &mut SVector<T, N>) {
-        self.model.residual(self.scheme, self.h, self.known, x, r);
+        self.model
+            .residual(self.scheme, self.h, self.known, &self.inputs, x, r);
     }
     fn residual_and_jacobian(
         &mut self,
@@ -125,8 +133,9 @@ where
         r: &mut SVector<T, N>,
         jac: &mut [[T; N]; N],
     ) {
+        let (h, known, inputs) = (self.h, self.known, &self.inputs);
         self.model
-            .residual_and_jacobian(self.scheme, self.h, self.known, x, r, jac);
+            .residual_and_jacobian(self.scheme, h, known, inputs, x, r, jac);
     }
     fn residual_and_jacobian_planned(
         &mut self,
@@ -134,8 +143,9 @@ where
         r: &mut SVector<T, N>,
         jac: &mut [[T; N]; N],
     ) {
+        let (h, known, inputs) = (self.h, self.known, &self.inputs);
         self.model
-            .residual_and_jacobian_planned(self.scheme, self.h, self.known, x, r, jac);
+            .residual_and_jacobian_planned(self.scheme, h, known, inputs, x, r, jac);
     }
     fn factor_planned(
         &mut self,
@@ -222,21 +232,26 @@ where
     K: Storage,
 {
     let h = context.h;
+    let inputs = Mdl::Inputs::from_slice(context.inputs).ok_or(SolveError::WrongInputCount {
+        expected: Mdl::Inputs::LEN,
+        given: context.inputs.len(),
+    })?;
     // The generated equations read the start time from the known state: the
     // context's (the same, from the integrator).
     let state = &GglState {
         t: context.t,
         ..*state
     };
-    ws.x = model.initial_guess(scheme, h, state, options.guess);
+    ws.x = model.initial_guess(scheme, h, state, &inputs, options.guess);
     let mut system = AtState {
         model,
         scheme,
         h,
         known: state,
+        inputs,
     };
     let report = solve::solve(ws, &options.newton, &mut system)?;
-    let next = model.accept(scheme, h, state, &ws.x);
+    let next = model.accept(scheme, h, state, &inputs, &ws.x);
     // With forces the energy changes by their work, which only the template's own
     // force term gives exactly: such steps are not checked.
     if S::CONSERVES_ENERGY && !Mdl::FORCED {
@@ -270,6 +285,11 @@ where
     K: Storage,
 {
     WrongLength::check(N, x, r, jac)?;
+    let inputs = Mdl::Inputs::from_slice(context.inputs).ok_or(WrongLength {
+        unknowns: N,
+        given: [N, N, N * N],
+        inputs: Some([Mdl::Inputs::LEN, context.inputs.len()]),
+    })?;
     let h = context.h;
     let state = &GglState {
         t: context.t,
@@ -278,7 +298,8 @@ where
     ws.x.as_mut_slice().copy_from_slice(x);
     // The writer skips structural zeros: clear them for a caller that reads them all.
     crate::__private::zero_matrix(ws.jac.borrow_mut());
-    model.residual_and_jacobian(scheme, h, state, &ws.x, &mut ws.r, ws.jac.borrow_mut());
+    let jac_out = ws.jac.borrow_mut();
+    model.residual_and_jacobian(scheme, h, state, &inputs, &ws.x, &mut ws.r, jac_out);
     super::copy_out(ws, r, jac);
     Ok(())
 }

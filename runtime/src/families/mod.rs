@@ -7,7 +7,9 @@ pub mod ggl;
 mod point;
 pub mod prk;
 pub mod prk_holonomic;
+pub mod prk_holonomic_linear;
 pub mod prk_lie;
+pub mod prk_linear;
 pub mod prk_nonholonomic;
 pub mod stages;
 

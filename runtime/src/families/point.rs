@@ -41,12 +41,12 @@ impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
     pub fn evaluate_forces<Mdl: PointKernels<T, D>>(
         &mut self,
         model: &Mdl,
-        t: T,
+        (t, u): (T, &Mdl::Inputs),
         (q, v): (&SVector<T, D>, &SVector<T, D>),
     ) {
         if Mdl::FORCED {
-            model.f_q(t, q, v, self.f_q.borrow_mut());
-            model.f_v(t, q, v, self.f_v.borrow_mut());
+            model.f_q(t, q, v, u, self.f_q.borrow_mut());
+            model.f_v(t, q, v, u, self.f_v.borrow_mut());
         }
     }
 
@@ -200,7 +200,7 @@ impl<T: Real, const D: usize, const M: usize, K: Storage, C> Constrained<T, D, M
     pub fn stage<'s, Mdl, const S: usize>(
         &'s mut self,
         model: &Mdl,
-        (j, a_j, h, t): (usize, &'s [f64; S], T, T),
+        (j, a_j, h, t): (usize, &'s [f64; S], T, (T, &Mdl::Inputs)),
         (q, v, lambda): (&SVector<T, D>, &SVector<T, D>, &SVector<T, M>),
         multiplier: usize,
         evaluate: bool,

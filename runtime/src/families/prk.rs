@@ -135,7 +135,9 @@ where
             if out.adds() {
                 self.hessians.evaluate(model, (&q[j], &v[j]), true);
                 let t = known.stage_time(j);
-                self.hessians.evaluate_forces(model, t, (&q[j], &v[j]));
+                let u = known.inputs();
+                self.hessians
+                    .evaluate_forces(model, (t, &u), (&q[j], &v[j]));
             }
             let [qq, qv, vv] = self.hessians.kernels::<Mdl>(p_qq);
             let a_j = &tab.a[j];

@@ -210,10 +210,11 @@ where
         let it = Iterate::<T, S, D, M>::new(known, x);
         let (model, h, tab) = (known.model, known.h, known.tableau);
         let evaluate = out.adds();
+        let u = known.inputs();
         for j in 0..S {
             let at = (&it.q[j], &it.v[j], &it.lambda[j]);
             let lambda_j = L::<S, D, M>::multiplier(j);
-            let t = known.stage_time(j);
+            let t = (known.stage_time(j), &u);
             let stage = self
                 .point
                 .stage(model, (j, &tab.a[j], h, t), at, lambda_j, evaluate);

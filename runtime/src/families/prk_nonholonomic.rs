@@ -78,7 +78,7 @@ use super::stages::{block, set_block, stage_velocities, Known, StageBuffers, Sta
 use super::stages::{StageWorkspace, StepStart};
 use crate::error::SolveError;
 use crate::kernels::{NonholonomicKernels, PointKernels};
-use crate::model::Real;
+use crate::model::{InputValues, Real};
 use crate::schemes::{NonholonomicLobatto, NonholonomicLobattoCarried};
 use crate::solve::Storage;
 use crate::state::multiplier::multiplier;
@@ -164,7 +164,8 @@ where
     fn extra(&self, model: &Mdl) -> Result<SVector<T, K>, SolveError<T>> {
         match self.lambda {
             Some(lambda) => Ok(lambda),
-            None => multiplier(model, self.t, &self.q, &self.v),
+            // A state without `λ` (from `consistent`) at rest inputs.
+            None => multiplier(model, (self.t, &InputValues::zeros()), &self.q, &self.v),
         }
     }
     fn extra_for_equations(&self, model: &Mdl) -> SVector<T, K> {
@@ -241,11 +242,13 @@ where
     fn start(
         model: &Mdl,
         state: &NonholonomicState<T, D, K>,
+        inputs: &[T],
     ) -> Result<SVector<T, K>, SolveError<T>> {
         if R::CARRIED {
             state.extra(model)
         } else {
-            multiplier(model, state.t, &state.q, &state.v)
+            let u = Mdl::Inputs::from_slice(inputs).unwrap_or_else(Mdl::Inputs::zeros);
+            multiplier(model, (state.t, &u), &state.q, &state.v)
         }
     }
 
@@ -315,11 +318,12 @@ where
         let p_av = <Mdl as NonholonomicKernels<T, D, K>>::PATTERNS.map(|p| p.times_v);
         let evaluate = out.adds();
         let Buffers { a_v_q, point, .. } = self;
+        let u = node.inputs();
         for j in 0..S {
             let qj = &it.q[j];
             let (crow, vcol) = (L::<S, D, K>::multiplier(j), L::<S, D, K>::velocity(j));
             let at = (qj, &it.v_stage[j], &it.lambda[j]);
-            let t = node.stage_time(j);
+            let t = (node.stage_time(j), &u);
             let stage = point.stage(model, (j, &tab.a[j], h, t), at, crow, evaluate);
             // Row block Rⱼ: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j).
             stage.legendre(&mut out, j * D);
@@ -372,7 +376,7 @@ where
         let lambda = if R::CARRIED {
             it.lambda[S - 1]
         } else {
-            multiplier(node.model, t, &q, &v).unwrap_or(it.lambda[S - 1])
+            multiplier(node.model, (t, &node.inputs()), &q, &v).unwrap_or(it.lambda[S - 1])
         };
         NonholonomicState {
             t,

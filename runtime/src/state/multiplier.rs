@@ -6,7 +6,7 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::error::{InitError, SolveError};
 use crate::kernels::{NonholonomicKernels, PointKernels};
-use crate::model::Real;
+use crate::model::{InputValues, Real};
 use crate::solve::lu::{self, Lu};
 
 /// `λ` of the continuous nonholonomic equations at `(q, v)`:
@@ -36,13 +36,14 @@ where
     T: Real,
     Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
 {
-    multiplier(model, T::zero(), q, v).map_err(|_| InitError::SingularConstraints)
+    multiplier(model, (T::zero(), &InputValues::zeros()), q, v)
+        .map_err(|_| InitError::SingularConstraints)
 }
 
 /// [`nonholonomic_multiplier`] at time `t`, with the factorisation's error.
 pub(crate) fn multiplier<T, Mdl, const D: usize, const K: usize>(
     model: &Mdl,
-    t: T,
+    (t, u): (T, &Mdl::Inputs),
     q: &SVector<T, D>,
     v: &SVector<T, D>,
 ) -> Result<SVector<T, K>, SolveError<T>>
@@ -57,7 +58,7 @@ where
     model.l_qv(q, v, &mut square);
     let mut f = model.l_q(q, v);
     if Mdl::FORCED {
-        f += model.f(t, q, v);
+        f += model.f(t, q, v, u);
     }
     for (i, column) in square.iter().enumerate() {
         for (j, &e) in column.iter().enumerate() {

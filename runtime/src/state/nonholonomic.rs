@@ -4,7 +4,7 @@ use nalgebra::SVector;
 
 use crate::error::InitError;
 use crate::kernels::{NonholonomicKernels, PointKernels};
-use crate::model::{Model, Real};
+use crate::model::{InputValues, Model, Real};
 use crate::solve::lu::Lu;
 use crate::state::multiplier::multiplier;
 use crate::state::{Consistency, FromNode, GglState, NodeValues};
@@ -103,8 +103,8 @@ impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
                 v -= w * y;
             }
         }
-        let lambda =
-            multiplier(model, T::zero(), &q, &v).map_err(|_| InitError::SingularConstraints)?;
+        let lambda = multiplier(model, (T::zero(), &InputValues::zeros()), &q, &v)
+            .map_err(|_| InitError::SingularConstraints)?;
         Ok(Self {
             t: T::zero(),
             q,

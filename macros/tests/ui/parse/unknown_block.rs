@@ -3,7 +3,7 @@ livens::model! {
         params { m = 1.0 }
         coords { r: Vec3 }
         kinetic = 0.5 * m * dot(r_dot, r_dot);
-        inputs { u: Vec3 }
+        controls { u: Vec3 }
     }
 }
 

@@ -8,7 +8,7 @@ use nalgebra::SVector;
 
 use super::{StageEquations, StageWorkspace, StepStart};
 use crate::error::SolveError;
-use crate::model::Real;
+use crate::model::{Configuration, InputValues, Real};
 use crate::solve::{self, NewtonSystem, StepReport, Storage};
 use crate::state::NodeValues;
 use crate::step::{StepContext, StepOptions, WrongLength};
@@ -26,13 +26,21 @@ pub fn step<T, Mdl, F, K, const S: usize, const D: usize, const N: usize, const 
 ) -> Result<(F::State, StepReport<T>), SolveError<T>>
 where
     T: Real,
+    Mdl: Configuration<T, D, Q>,
     F: StageEquations<T, Mdl, S, D, N, Q>,
     K: Storage,
 {
-    let extra = F::start(model, state)?;
+    if context.inputs.len() != Mdl::Inputs::LEN {
+        return Err(SolveError::WrongInputCount {
+            expected: Mdl::Inputs::LEN,
+            given: context.inputs.len(),
+        });
+    }
+    let extra = F::start(model, state, context.inputs)?;
     let start = (state.positions(), state.momenta());
     // The step starts at the context's time (the state's, from the integrator).
-    let (newton, mut system) = ws.split(model, (context.h, context.t), start, extra);
+    let known = (context.h, context.t, context.inputs);
+    let (newton, mut system) = ws.split(model, known, start, extra);
     F::guess(&system.known, state, &mut newton.x);
     let report = solve::solve(newton, &options.newton, &mut system)?;
     let next = system.kernels.next_state(&system.known, &newton.x);
@@ -63,12 +71,16 @@ pub fn equations<
     jac: &mut [T],
 ) -> Result<(), WrongLength>
 where
+    Mdl: Configuration<T, D, Q>,
     F: StageEquations<T, Mdl, S, D, N, Q>,
 {
     WrongLength::check(N, x, r, jac)?;
-    let extra = F::start(model, state).unwrap_or_else(|_| state.extra_for_equations(model));
+    WrongLength::check_inputs(N, Mdl::Inputs::LEN, context.inputs)?;
+    let extra =
+        F::start(model, state, context.inputs).unwrap_or_else(|_| state.extra_for_equations(model));
     let start = (state.positions(), state.momenta());
-    let (newton, mut system) = ws.split(model, (context.h, context.t), start, extra);
+    let known = (context.h, context.t, context.inputs);
+    let (newton, mut system) = ws.split(model, known, start, extra);
     newton.x.as_mut_slice().copy_from_slice(x);
     system.residual_and_jacobian(&newton.x, &mut newton.r, newton.jac.borrow_mut());
     super::super::copy_out(newton, r, jac);
@@ -103,7 +115,8 @@ where
     F::State: StepStart<T, Mdl, D, Q, Extra = ()>,
     K: Storage,
 {
-    let (newton, mut system) = ws.split(model, (h, T::zero()), (q0, p0), ());
+    // No inputs: a model's inputs read zero here.
+    let (newton, mut system) = ws.split(model, (h, T::zero(), &[]), (q0, p0), ());
     system.residual_and_jacobian(x, r, newton.jac.borrow_mut());
     newton.jac.borrow()
 }

@@ -3,7 +3,7 @@
 use nalgebra::SVector;
 
 use crate::kernels::PointKernels;
-use crate::model::Real;
+use crate::model::{InputValues, Real};
 use crate::tableaux::PartitionedTableau;
 
 /// The known values of a step, as the family's methods see them.
@@ -21,6 +21,9 @@ pub struct Known<'a, T: Real, Mdl, X, const S: usize, const D: usize, const Q: u
     pub q0: &'a SVector<T, Q>,
     /// Momenta at the start of the step.
     pub p0: &'a SVector<T, D>,
+    /// The model's inputs over the step (zero-order hold), as many as it declares
+    /// (the drivers check the count).
+    pub inputs: &'a [T],
     /// What else the family knows ([`StepStart::Extra`](super::StepStart::Extra)).
     pub extra: X,
 }
@@ -65,6 +68,13 @@ impl<T: Real, Mdl, X, const S: usize, const D: usize, const Q: usize>
 impl<T: Real, Mdl: PointKernels<T, D>, X, const S: usize, const D: usize>
     Known<'_, T, Mdl, X, S, D>
 {
+    /// The inputs held over the step ([`Configuration::Inputs`](crate::Configuration::Inputs)).
+    pub fn inputs(&self) -> Mdl::Inputs {
+        // The drivers refuse a step given another number of inputs; the zeros are for
+        // the derivative oracles' `stage_system`, which takes none.
+        Mdl::Inputs::from_slice(self.inputs).unwrap_or_else(Mdl::Inputs::zeros)
+    }
+
     /// The time of stage `j`, `t⁰ + cⱼ h` (`cⱼ = Σₗ aⱼₗ`, the Lobatto IIIA nodes).
     pub fn stage_time(&self, j: usize) -> T {
         let c: T = nalgebra::convert(self.tableau.c[j]);
@@ -82,7 +92,7 @@ impl<T: Real, Mdl: PointKernels<T, D>, X, const S: usize, const D: usize>
     ) -> SVector<T, D> {
         let w = self.model.l_q(q, v);
         if Mdl::FORCED {
-            w + self.model.f(self.stage_time(j), q, v)
+            w + self.model.f(self.stage_time(j), q, v, &self.inputs())
         } else {
             w
         }

@@ -140,7 +140,9 @@ pub trait StageEquations<
     fn start(
         model: &Mdl,
         state: &Self::State,
+        inputs: &[T],
     ) -> Result<<Self::State as StepStart<T, Mdl, D, Q>>::Extra, SolveError<T>> {
+        let _ = inputs;
         state.extra(model)
     }
 

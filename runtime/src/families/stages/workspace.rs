@@ -49,6 +49,16 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
         self
     }
 
+    /// The unknowns of the last step: its solution if it succeeded.
+    pub fn unknowns(&self) -> SVector<T, N> {
+        self.newton.x
+    }
+
+    /// The tableau.
+    pub fn tableau(&self) -> &PartitionedTableau<S> {
+        &self.tableau
+    }
+
     /// The plan the step Jacobian is factored along, if any.
     pub fn plan(&self) -> Option<&'static Plan> {
         self.plan
@@ -59,7 +69,7 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
     pub(super) fn split<'w, 's, Mdl, const D: usize, const Q: usize>(
         &'w mut self,
         model: &'s Mdl,
-        (h, t0): (T, T),
+        (h, t0, inputs): (T, T, &'s [T]),
         (q0, p0): (&'s SVector<T, Q>, &'s SVector<T, D>),
         extra: <F::State as StepStart<T, Mdl, D, Q>>::Extra,
     ) -> (
@@ -77,6 +87,7 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
             t0,
             q0,
             p0,
+            inputs,
             extra,
         };
         let system = Stages {
