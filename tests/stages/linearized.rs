@@ -527,3 +527,124 @@ fn relinearising_along_a_trajectory_predicts_a_perturbed_one() {
     println!("predicted δz = {dz:?}, actual {actual:?}: relative error {error:.1e}");
     assert!(error <= 1e-4, "{error:e}");
 }
+
+mod dual {
+    //! The second oracle of the spec (§D.5): the step in dual numbers. One component of
+    //! `(q⁰, p⁰, u)` carries a unit dual part; Newton on the step equations
+    //! (`Step::equations` in `Dual64`) converges the real part, and each further
+    //! iteration from a converged real part makes the dual part the exact derivative of
+    //! the solution (`ẋ = −J⁻¹ R_z ż`, the implicit-function theorem in one step); the
+    //! next state `q¹ = q⁰ + h Σ bⱼ Vʲ`, `p¹ = p⁰ + h Σ b̂ⱼ (D₁L + F)(Qʲ, Vʲ, tʲ, u)` in
+    //! dual numbers then carries a column of `[A B]`. Nothing of `linearize` is used.
+    use super::*;
+    use livens::solve::lu::Lu;
+    use livens::solve::Inline;
+    use livens::tableaux::PartitionedTableau;
+    use num_dual::Dual64;
+
+    /// Column `k` of `[A B]` (`k < 4`: `z = (q, p)`, `k = 4`: `u`) by the dual step.
+    fn column<const S: usize, const N: usize>(
+        h: f64,
+        z: [f64; 4],
+        u: f64,
+        k: usize,
+    ) -> SVector<f64, 4>
+    where
+        CartPole<Dual64>: Step<Dual64, LobattoIIIAIIIB<S>, State = PhaseState<Dual64, 2>>,
+    {
+        let model = CartPole::<Dual64>::default();
+        let seeded = |i: usize, x: f64| Dual64::new(x, if i == k { 1.0 } else { 0.0 });
+        let q = SVector::from([seeded(0, z[0]), seeded(1, z[1])]);
+        let p = SVector::from([seeded(2, z[2]), seeded(3, z[3])]);
+        let inputs = [seeded(4, u)];
+        let v = model.velocity(&q, &p);
+        let state = PhaseState {
+            t: Dual64::from_re(0.0),
+            q,
+            p,
+            v,
+        };
+        let scheme = LobattoIIIAIIIB::<S>;
+        let mut ws = Step::workspace::<Inline>(&model, &scheme);
+        let context = StepContext {
+            h: Dual64::from_re(h),
+            t: Dual64::from_re(0.0),
+            inputs: &inputs,
+        };
+        let mut x = SVector::<Dual64, N>::zeros();
+        for j in 0..S {
+            x.fixed_rows_mut::<2>(2 * j).copy_from(&v);
+        }
+        // Quadratic convergence of the real part, then iterations at a converged real
+        // part for the dual part.
+        for _ in 0..12 {
+            let (mut r, mut jac) = (
+                SVector::<Dual64, N>::zeros(),
+                SMatrix::<Dual64, N, N>::zeros(),
+            );
+            model
+                .equations(
+                    &scheme,
+                    context,
+                    &state,
+                    &mut ws,
+                    x.as_slice(),
+                    r.as_mut_slice(),
+                    jac.as_mut_slice(),
+                )
+                .unwrap();
+            Lu::factor(jac).unwrap().solve_in_place(&mut r);
+            x -= r;
+        }
+        let tab = PartitionedTableau::<S>::lobatto_iiia_iiib();
+        let c = |x: f64| Dual64::from_re(x);
+        let vj = |j: usize| x.fixed_rows::<2>(2 * j).into_owned();
+        let (mut q1, mut p1) = (q, p);
+        for j in 0..S {
+            let mut qj = q;
+            for l in 0..S {
+                qj += vj(l) * (c(h) * c(tab.a[j][l]));
+            }
+            let tj = c(h * tab.c[j]);
+            let w = model.l_q(&qj, &vj(j)) + model.f(tj, &qj, &vj(j), &inputs);
+            q1 += vj(j) * (c(h) * c(tab.b[j]));
+            p1 += w * (c(h) * c(tab.b_hat[j]));
+        }
+        SVector::from([q1[0].eps, q1[1].eps, p1[0].eps, p1[1].eps])
+    }
+
+    fn agrees<const S: usize, const N: usize>(h: f64)
+    where
+        CartPole<Dual64>: Step<Dual64, LobattoIIIAIIIB<S>, State = PhaseState<Dual64, 2>>,
+        CartPole<f64>: Linearize<
+            f64,
+            LobattoIIIAIIIB<S>,
+            State = PhaseState<f64, 2>,
+            Inputs = [f64; 1],
+            Linearized = Lin,
+        >,
+    {
+        for (q, p, u) in STATES {
+            let out = linearize::<S>(h, q, p, u);
+            let z = [q[0], q[1], p[0], p[1]];
+            let mut worst = 0.0f64;
+            for k in 0..5 {
+                let exact = if k < 4 {
+                    out.a.column(k).into_owned()
+                } else {
+                    out.b.column(0).into_owned()
+                };
+                let dual = column::<S, N>(h, z, u, k);
+                worst = worst.max((exact - dual).amax() / out.a.amax());
+            }
+            println!("s = {S}, z = {z:?}, u = {u}: max|[A B] − dual step| = {worst:.1e}");
+            assert!(worst <= 1e-12, "s = {S} at {z:?}: {worst:e}");
+        }
+    }
+
+    #[test]
+    fn the_linearisation_is_the_dual_number_steps() {
+        agrees::<2, 4>(0.02);
+        agrees::<3, 6>(0.05);
+    }
+}
