@@ -223,6 +223,9 @@ fn try_expand(ast: dsl::ModelAst) -> syn::Result<proc_macro2::TokenStream> {
     lower::lower(ast).and_then(|(mut model, schemes)| {
         let quantities = quantities::Quantities::new(&mut model);
         check::check(&mut model, &quantities, &schemes)?;
-        emit::expand(&mut model, &quantities, &schemes)
+        let mut expansion = emit::expand(&mut model, &quantities, &schemes)?;
+        // After the expansion, whose code it leaves as it was.
+        expansion.extend(check::momentum_drift(&mut model, &schemes));
+        Ok(expansion)
     })
 }

@@ -1,6 +1,9 @@
 //! Checks that a model supports the schemes it asks for. One function per condition,
 //! each with the reason it exists; errors land on the user's token.
+mod momentum_drift;
 mod symmetry;
+
+pub use momentum_drift::momentum_drift;
 
 use crate::errors::Errors;
 use crate::ir::{CoordKind, Model, Role};

@@ -5,7 +5,7 @@ mod algebra;
 mod body_hamiltonian;
 mod common;
 mod constraint_gradient;
-mod discrete_gradient;
+pub(crate) mod discrete_gradient;
 #[cfg(test)]
 mod discrete_gradient_tests;
 mod emh;
@@ -153,6 +153,8 @@ pub struct Entry {
     pub model: ModelShape,
     /// Whether its equations have the `forces` block's term.
     pub forces: bool,
+    /// Whether it conserves the energy exactly (an energy–momentum scheme).
+    pub energy_exact: bool,
     /// Blocks of the unknowns for `d` coordinates, `m` holonomic and `k` nonholonomic
     /// constraints: name, size, and the parameter it is repeated for.
     unknowns: fn(usize, usize, usize) -> Vec<BlockSpec>,
@@ -208,6 +210,7 @@ macro_rules! catalogue {
             constraints: ConstraintSupport::$constraints,
             model: ModelShape::$model_req,
             forces: $forces,
+            energy_exact: catalogue!(@exact $energy),
             unknowns: |$d, $m, $k| {
                 let _ = ($d, $m, $k);
                 vec![$((stringify!($block), $size, catalogue!(@per_stage $($per_stage)?))),+]
@@ -216,6 +219,8 @@ macro_rules! catalogue {
         }),+];
     };
     (@family kind: symbolic) => { FamilyKind::Symbolic };
+    (@exact Exact) => { true };
+    (@exact $other:ident) => { false };
     (@family
         kind: assembled,
         driver: $driver:ident,
@@ -392,6 +397,13 @@ impl SchemeKind {
     /// others would integrate the unforced system, so `check` refuses a forced model.
     pub fn takes_forces(self) -> bool {
         self.entry.forces
+    }
+
+    /// Whether the scheme conserves the energy exactly: its discrete gradients keep a
+    /// momentum map only for the terms written in declared invariants
+    /// (`check::momentum_drift`).
+    pub fn conserves_energy(self) -> bool {
+        self.entry.energy_exact
     }
 
     /// What the scheme needs of the model's shape: one quaternion (Null-EML rotates it,
