@@ -50,7 +50,7 @@ const REALTIME_BUDGET_F32: u32 = 4;
 // 2.1e-14, constraints 4.4e-16; f32: drift 1.9e-5 (Newton's tolerance in f32 is
 // 1.2e-4), constraints 2.4e-7. The oscillator's error is the scheme's (order 2 at
 // h = 0.05): 8.3e-4 in x, 2.0e-3 in p, in both precisions; without its forces, or at
-// order 1, it would be ten times that or more.
+// order 1, it would be many times that.
 const PENDULUM_F64: PendulumBounds = PendulumBounds {
     drift: 1e-12,
     constraint: 1e-13,
