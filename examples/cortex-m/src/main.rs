@@ -87,7 +87,7 @@ fn main() -> ! {
     // anything else means the clock is not counting instructions and the counts below
     // would be time, not instructions.
     report.check(
-        per_tick >= 1.0 && libm_round_gap(per_tick) <= 1e-3,
+        per_tick >= 1.0 && gap_to_whole(per_tick) <= 1e-3,
         format_args!("SysTick counts instructions: {per_tick:.4} per tick, a whole number"),
     );
 
@@ -180,7 +180,7 @@ fn main() -> ! {
 }
 
 /// Distance from `x` to the nearest whole number, relative to `x`.
-fn libm_round_gap(x: f64) -> f64 {
+fn gap_to_whole(x: f64) -> f64 {
     let whole = (x + 0.5) as u64 as f64;
     (x - whole).abs() / x
 }
