@@ -19,3 +19,32 @@ pub struct OpenLoop;
 impl<Sim> Controller<Sim> for OpenLoop {
     fn before_step(&mut self, _sim: &mut Sim) {}
 }
+
+use livens::prelude::*;
+use livens_models::CartPole;
+
+/// State feedback `u = −K z` on the cart-pole's `z = (x, θ, p_x, p_θ)`, the push held
+/// over the next step.
+pub struct Lqr<T: livens::Real> {
+    /// The gain, from the linearised step and the Riccati equation on the core.
+    pub k: SMatrix<T, 1, 4>,
+    /// The largest push commanded.
+    pub max_push: f64,
+    /// Whether every push was accepted (finite).
+    pub accepted: bool,
+}
+
+impl<T, S> Controller<Integrator<T, CartPole<T>, S>> for Lqr<T>
+where
+    T: livens::Real + Into<f64>,
+    CartPole<T>: Step<T, S, State = PhaseState<T, 2>, Inputs = [T; 1]>,
+{
+    fn before_step(&mut self, sim: &mut Integrator<T, CartPole<T>, S>) {
+        let s = sim.state();
+        let z = SVector::from([s.q[0], s.q[1], s.p[0], s.p[1]]);
+        let u = -(self.k * z)[0];
+        let magnitude: f64 = u.into();
+        self.max_push = self.max_push.max(magnitude.abs());
+        self.accepted &= sim.set_inputs([u]).is_ok();
+    }
+}

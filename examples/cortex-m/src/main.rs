@@ -7,6 +7,8 @@
 //!   and constraint residuals;
 //! - the forced oscillator with Lobatto IIIA–IIIB, s = 2 (a stage family with forces):
 //!   its error against the closed-form solution;
+//! - the cart-pole balanced by LQR: its step linearised and the gain computed on the
+//!   core, then the nonlinear closed loop, the push set before every step;
 //! - a real-time mode: a fixed Newton budget per step, each step's outcome reported,
 //!   and a budget too small reported as an error with the state kept;
 //! - per-step instruction counts on the emulated core, the image's flash and RAM.
@@ -31,7 +33,7 @@ use control::OpenLoop;
 use cortex_m_rt::{entry, exception, ExceptionFrame};
 use cortex_m_semihosting::debug;
 use counter::Counter;
-use runs::{OscillatorBounds, PendulumBounds, Report};
+use runs::{CartPoleBounds, OscillatorBounds, PendulumBounds, Report};
 
 /// Steps of each pendulum run: 10 s at the paper's `h = 0.05`.
 const PENDULUM_STEPS: u32 = 200;
@@ -62,6 +64,20 @@ const PENDULUM_F32: PendulumBounds = PendulumBounds {
 const OSCILLATOR: OscillatorBounds = OscillatorBounds {
     position: 2e-3,
     momentum: 4e-3,
+};
+
+/// Control steps of each cart-pole run: 10 s at the design's `h = 0.01`.
+const CART_POLE_STEPS: u32 = 1000;
+// The gain designed on the core against the spec's (f64: to its printed digits; f32:
+// the linearisation's and the Riccati iteration's round-off), and the cart-pole
+// balanced after 10 s (the spec: 2.6e-5 from θ₀ = 0.2 with an exact plant).
+const CART_POLE_F64: CartPoleBounds = CartPoleBounds {
+    gain: 1e-8,
+    settled: 1e-4,
+};
+const CART_POLE_F32: CartPoleBounds = CartPoleBounds {
+    gain: 1e-3,
+    settled: 1e-3,
 };
 
 #[entry]
@@ -125,6 +141,10 @@ fn main() -> ! {
         OSCILLATOR_STEPS,
         &OSCILLATOR,
     );
+
+    // Control: the cart-pole's gain designed on the core, then the closed loop.
+    runs::cart_pole_lqr::<f64>(&counter, &mut report, CART_POLE_STEPS, &CART_POLE_F64);
+    runs::cart_pole_lqr::<f32>(&counter, &mut report, CART_POLE_STEPS, &CART_POLE_F32);
 
     // Real time: the same runs with the budget fixed, each step's outcome reported.
     let worst = runs::pendulum_em::<f64>(

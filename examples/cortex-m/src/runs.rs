@@ -1,10 +1,10 @@
 //! The runs: each steps a catalogue model, measures every step and checks its figures
 //! against bounds. A failed step is reported and ends its run; nothing here panics.
-use crate::control::Controller;
+use crate::control::{Controller, Lqr};
 use crate::counter::{Counter, Meter};
 use crate::scalar::Scalar;
 use livens::prelude::*;
-use livens_models::{ForcedOscillator, Pendulum3d};
+use livens_models::{CartPole, ForcedOscillator, Pendulum3d};
 
 /// Counts the checks and prints each with its outcome.
 #[derive(Default)]
@@ -247,6 +247,157 @@ where
         format_args!(
             "Lobatto {name}: against the exact solution max |x - x(t)| = {position:.2e} (bound {:.0e}), max |p - m v(t)| = {momentum:.2e} (bound {:.0e})",
             bounds.position, bounds.momentum
+        ),
+    );
+    meter
+}
+
+/// The spec's LQR gain on `z = (x, θ, p_x, p_θ)` for the cart-pole linearised with
+/// `LobattoIIIAIIIB(2)` at `h = 0.01`, `Q = diag(10, 100, 1, 1)` on `(x, θ, ẋ, θ̇)`,
+/// `R = 1` (`tests/stages/linearized.rs` checks it on the host to 1e-6).
+const SPEC_GAIN: [f64; 4] = [-2.97019102, -38.0677867, 12.13688578, -350.43686742];
+
+/// Bounds of a cart-pole run, per precision.
+pub struct CartPoleBounds {
+    /// On `max |K − K_spec| / max |K_spec|`.
+    pub gain: f64,
+    /// On `max |(x, θ, ẋ, θ̇)|` after 10 s.
+    pub settled: f64,
+}
+
+/// Balancing the cart-pole on the core: the step linearised at the upright equilibrium
+/// (`Integrator::linearize`), the LQR gain from the discrete Riccati equation
+/// (`control::dlqr`), both computed here in `T`; then `steps` steps of the nonlinear
+/// cart-pole with `LobattoIIIAIIIB(2)` at `h = 0.01` from `θ₀ = 0.2`, the controller
+/// setting the push before each step. Measures the design and each control step.
+pub fn cart_pole_lqr<T: Scalar>(
+    counter: &Counter,
+    report: &mut Report,
+    steps: u32,
+    bounds: &CartPoleBounds,
+) -> Meter
+where
+    CartPole<T>: Linearize<
+            T,
+            LobattoIIIAIIIB<2>,
+            State = PhaseState<T, 2>,
+            Inputs = [T; 1],
+            Linearized = livens::Linearized<PhaseState<T, 2>, T, 4, 1>,
+        > + Model<T, 2, 0>,
+{
+    let name = T::NAME;
+    let mut meter = Meter::default();
+    let model = CartPole::<T>::default();
+    let upright = PhaseState::from_velocities(&model, SVector::zeros(), SVector::zeros());
+    let mut design = Integrator::new(model, LobattoIIIAIIIB::<2>, T::of(0.01), upright);
+    let (linearized, linearize_cost) = counter.measure(|| design.linearize());
+    let step = match linearized {
+        Ok(step) => step,
+        Err(e) => {
+            report.check(
+                false,
+                format_args!("cart-pole {name}: linearize failed: {e:?}"),
+            );
+            return meter;
+        }
+    };
+    // Weights on (x, θ, ẋ, θ̇), moved to z = (q, p) by T = diag(I, M*), M* the mass
+    // matrix upright.
+    let (mc, m, l) = (model.mc, model.m, model.l);
+    let mut t = SMatrix::<T, 4, 4>::identity();
+    t[(2, 2)] = mc + m;
+    t[(2, 3)] = m * l;
+    t[(3, 2)] = m * l;
+    t[(3, 3)] = m * l * l;
+    let Some(t_inv) = t.try_inverse() else {
+        report.check(
+            false,
+            format_args!("cart-pole {name}: the mass matrix is singular"),
+        );
+        return meter;
+    };
+    let weights = SVector::<T, 4>::from([T::of(10.0), T::of(100.0), T::one(), T::one()]);
+    let q = t_inv.transpose() * SMatrix::from_diagonal(&weights) * t_inv;
+    let r = SMatrix::<T, 1, 1>::identity();
+    // The Riccati iteration converges like ρ² ≈ 0.978 per step: to 1e-12 in f64, and in
+    // f32 to its round-off.
+    let tolerance = if T::NAME == "f64" {
+        T::of(1e-12)
+    } else {
+        T::of(1e-6)
+    };
+    let (lqr, riccati_cost) =
+        counter.measure(|| livens::control::dlqr(&step.a, &step.b, (&q, &r), tolerance, 5000));
+    let lqr = match lqr {
+        Ok(lqr) => lqr,
+        Err(e) => {
+            report.check(false, format_args!("cart-pole {name}: dlqr failed: {e}"));
+            return meter;
+        }
+    };
+    let mut gain_error = 0.0f64;
+    for (k, spec) in lqr.k.iter().zip(SPEC_GAIN) {
+        gain_error = worse(gain_error, ((*k).into() - spec).abs() / 350.43686742);
+    }
+    say!(
+        "cart-pole {name}: linearize {linearize_cost} instructions, dlqr {riccati_cost} instructions ({} iterations); K = [{:.6e}, {:.6e}, {:.6e}, {:.6e}]",
+        lqr.iterations, lqr.k[0], lqr.k[1], lqr.k[2], lqr.k[3]
+    );
+    report.check(
+        gain_error <= bounds.gain,
+        format_args!(
+            "cart-pole {name}: the gain designed on the core is the spec's to {gain_error:.1e} (bound {:.0e})",
+            bounds.gain
+        ),
+    );
+
+    let theta0: f64 = 0.2;
+    let start = PhaseState::from_velocities(
+        &model,
+        SVector::from([T::zero(), T::of(theta0)]),
+        SVector::zeros(),
+    );
+    let mut sim = Integrator::new(model, LobattoIIIAIIIB::<2>, T::of(0.01), start);
+    let mut controller = Lqr {
+        k: lqr.k,
+        max_push: 0.0,
+        accepted: true,
+    };
+    let mut failure = None;
+    for n in 0..steps {
+        let (result, instructions) = counter.measure(|| {
+            controller.before_step(&mut sim);
+            sim.step()
+        });
+        if let Err(e) = result {
+            failure = Some((n, e));
+            break;
+        }
+        meter.add(instructions);
+    }
+    let s = sim.state();
+    let settled = [s.q[0], s.q[1], s.v[0], s.v[1]]
+        .iter()
+        .fold(0.0f64, |m, x| worse(m, (*x).into().abs()));
+    say!(
+        "cart-pole LQR {name}: {steps} control steps of h = 0.01 from theta0 = {theta0}; max |u| = {:.3}; max |state(10)| = {settled:.2e}; {meter}",
+        controller.max_push
+    );
+    match failure {
+        None => report.check(
+            controller.accepted,
+            format_args!("cart-pole {name}: every step converged and every push was finite"),
+        ),
+        Some((n, e)) => report.check(
+            false,
+            format_args!("cart-pole {name}: step {n} failed, reported as {e:?}"),
+        ),
+    }
+    report.check(
+        settled <= bounds.settled,
+        format_args!(
+            "cart-pole {name}: balanced, max |state(10)| = {settled:.2e} (bound {:.0e})",
+            bounds.settled
         ),
     );
     meter
