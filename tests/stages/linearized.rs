@@ -648,3 +648,237 @@ mod dual {
         agrees::<3, 6>(0.05);
     }
 }
+
+mod holonomic_oracles {
+    //! `HolonomicLobatto(s)` on C2 away from the equilibrium: `[A B]` on the ambient
+    //! `(q, p)` against central differences of the step and against the step in dual
+    //! numbers (the next state read as `q¹ = q⁰ + h Σ bⱼ Vʲ`, `p¹ = D₂L(q¹, v¹)`, which
+    //! the converged equations make equal to `p⁰ + h Σ b̂ⱼ Wʲ`).
+    use super::*;
+    use livens::solve::lu::Lu;
+    use livens::solve::Inline;
+    use livens::tableaux::PartitionedTableau;
+    use livens_models::CartPoleConstrained;
+    use num_dual::Dual64;
+
+    type Lin2 = Linearized<PhaseState<f64, 3>, f64, 6, 1>;
+    const L: f64 = 0.5;
+
+    /// Consistent states: the bob on the rod's circle, velocities tangent to it.
+    fn states() -> [([f64; 3], [f64; 3], f64); 3] {
+        let at = |xc: f64, theta: f64, vc: f64, w: f64, u: f64| {
+            let q = [xc, xc + L * theta.sin(), L * theta.cos()];
+            let v = [vc, vc + L * w * theta.cos(), -L * w * theta.sin()];
+            (q, [v[0], 0.1 * v[1], 0.1 * v[2]], u) // p = M v, M = diag(1, 0.1, 0.1)
+        };
+        [
+            at(0.3, 0.4, 0.5, -0.3, 1.7),
+            at(-1.2, -0.9, -0.2, 0.6, -4.0),
+            at(0.05, 2.5, 1.1, 1.2, 0.3),
+        ]
+    }
+
+    fn linearize2<const S: usize>(h: f64, q: [f64; 3], p: [f64; 3], u: f64) -> Lin2
+    where
+        CartPoleConstrained<f64>: Linearize<
+            f64,
+            HolonomicLobatto<S>,
+            State = PhaseState<f64, 3>,
+            Inputs = [f64; 1],
+            Linearized = Lin2,
+        >,
+    {
+        let model = CartPoleConstrained::new();
+        let (q, p) = (SVector::from(q), SVector::from(p));
+        let state = PhaseState {
+            t: 0.0,
+            q,
+            p,
+            v: model.velocity(&q, &p),
+        };
+        let mut sim = Integrator::new(model, HolonomicLobatto::<S>, h, state).with_options(tight());
+        sim.set_inputs([u]).unwrap();
+        sim.linearize().expect("the step converges")
+    }
+
+    fn next<const S: usize>(h: f64, z: &SVector<f64, 6>, u: f64) -> SVector<f64, 6>
+    where
+        CartPoleConstrained<f64>:
+            Step<f64, HolonomicLobatto<S>, State = PhaseState<f64, 3>, Inputs = [f64; 1]>,
+    {
+        let model = CartPoleConstrained::new();
+        let (q, p) = (
+            z.fixed_rows::<3>(0).into_owned(),
+            z.fixed_rows::<3>(3).into_owned(),
+        );
+        let state = PhaseState {
+            t: 0.0,
+            q,
+            p,
+            v: model.velocity(&q, &p),
+        };
+        let mut sim = Integrator::new(model, HolonomicLobatto::<S>, h, state).with_options(tight());
+        sim.set_inputs([u]).unwrap();
+        sim.step().expect("the step converges");
+        let s = sim.state();
+        SVector::from([s.q[0], s.q[1], s.q[2], s.p[0], s.p[1], s.p[2]])
+    }
+
+    /// Column `k` of `[A B]` by the dual step (`k < 6`: `z`, `k = 6`: `u`).
+    fn dual_column<const S: usize, const N: usize>(
+        h: f64,
+        z: &SVector<f64, 6>,
+        u: f64,
+        k: usize,
+    ) -> SVector<f64, 6>
+    where
+        CartPoleConstrained<Dual64>:
+            Step<Dual64, HolonomicLobatto<S>, State = PhaseState<Dual64, 3>>,
+    {
+        let model = CartPoleConstrained::<Dual64>::default();
+        let seeded = |i: usize, x: f64| Dual64::new(x, if i == k { 1.0 } else { 0.0 });
+        let q = SVector::from([seeded(0, z[0]), seeded(1, z[1]), seeded(2, z[2])]);
+        let p = SVector::from([seeded(3, z[3]), seeded(4, z[4]), seeded(5, z[5])]);
+        let inputs = [seeded(6, u)];
+        let v = model.velocity(&q, &p);
+        let state = PhaseState {
+            t: Dual64::from_re(0.0),
+            q,
+            p,
+            v,
+        };
+        let scheme = HolonomicLobatto::<S>;
+        let mut ws = Step::workspace::<Inline>(&model, &scheme);
+        let context = StepContext {
+            h: Dual64::from_re(h),
+            t: Dual64::from_re(0.0),
+            inputs: &inputs,
+        };
+        // Unknowns (V¹ … Vˢ, Λ¹ … Λˢ, v¹): the velocities at v, the multipliers at 0.
+        let mut x = SVector::<Dual64, N>::zeros();
+        for j in 0..S {
+            x.fixed_rows_mut::<3>(3 * j).copy_from(&v);
+        }
+        x.fixed_rows_mut::<3>(N - 3).copy_from(&v);
+        for _ in 0..12 {
+            let (mut r, mut jac) = (
+                SVector::<Dual64, N>::zeros(),
+                SMatrix::<Dual64, N, N>::zeros(),
+            );
+            model
+                .equations(
+                    &scheme,
+                    context,
+                    &state,
+                    &mut ws,
+                    x.as_slice(),
+                    r.as_mut_slice(),
+                    jac.as_mut_slice(),
+                )
+                .unwrap();
+            Lu::factor(jac).unwrap().solve_in_place(&mut r);
+            x -= r;
+        }
+        let tab = PartitionedTableau::<S>::lobatto_iiia_iiib();
+        let mut q1 = q;
+        for j in 0..S {
+            q1 += x.fixed_rows::<3>(3 * j).into_owned() * Dual64::from_re(h * tab.b[j]);
+        }
+        let p1 = model.l_v(&q1, &x.fixed_rows::<3>(N - 3).into_owned());
+        SVector::from([
+            q1[0].eps, q1[1].eps, q1[2].eps, p1[0].eps, p1[1].eps, p1[2].eps,
+        ])
+    }
+
+    fn oracles<const S: usize, const N: usize>(h: f64)
+    where
+        CartPoleConstrained<f64>: Linearize<
+            f64,
+            HolonomicLobatto<S>,
+            State = PhaseState<f64, 3>,
+            Inputs = [f64; 1],
+            Linearized = Lin2,
+        >,
+        CartPoleConstrained<Dual64>:
+            Step<Dual64, HolonomicLobatto<S>, State = PhaseState<Dual64, 3>>,
+    {
+        let eps = 1e-6;
+        for (q, p, u) in states() {
+            let out = linearize2::<S>(h, q, p, u);
+            let z = SVector::from([q[0], q[1], q[2], p[0], p[1], p[2]]);
+            let (mut fd_error, mut dual_error) = (0.0f64, 0.0f64);
+            let scale = out.a.amax();
+            for k in 0..7 {
+                let exact = if k < 6 {
+                    out.a.column(k).into_owned()
+                } else {
+                    out.b.column(0).into_owned()
+                };
+                let (mut zp, mut zm, mut up, mut um) = (z, z, u, u);
+                if k < 6 {
+                    zp[k] += eps;
+                    zm[k] -= eps;
+                } else {
+                    up += eps;
+                    um -= eps;
+                }
+                let fd = (next::<S>(h, &zp, up) - next::<S>(h, &zm, um)) / (2.0 * eps);
+                fd_error = fd_error.max((exact - fd).amax() / scale);
+                dual_error =
+                    dual_error.max((exact - dual_column::<S, N>(h, &z, u, k)).amax() / scale);
+            }
+            println!("HolonomicLobatto({S}) at {z:?}, u = {u}: against central differences {fd_error:.1e}, against the dual step {dual_error:.1e}");
+            assert!(fd_error <= 1e-7, "{fd_error:e}");
+            assert!(dual_error <= 1e-12, "{dual_error:e}");
+        }
+    }
+
+    /// RATTLE is symplectic on the constraint manifold `{g(q) = 0, G M⁻¹ p = 0}`: with
+    /// `P` the projector onto its tangent space at a consistent state,
+    /// `Pᵀ (AᵀΩA − Ω) P = 0` (on the ambient `(q, p)` it is not: `A` moves vectors off
+    /// the manifold in directions the step never sees).
+    #[test]
+    fn the_constrained_linearisation_is_symplectic_on_the_manifold() {
+        let mut omega = SMatrix::<f64, 6, 6>::zeros();
+        omega.fixed_view_mut::<3, 3>(0, 3).fill_with_identity();
+        omega
+            .fixed_view_mut::<3, 3>(3, 0)
+            .copy_from(&(-SMatrix::<f64, 3, 3>::identity()));
+        for (q, p, u) in states() {
+            let a = linearize2::<2>(0.05, q, p, u).a;
+            // The constraint rows at (q, p), w = M⁻¹ p: G δq = 0 and
+            // ∂(G w)/∂q δq + G M⁻¹ δp = 0, with G = (−d, d, z_b)/l², d = x_b − x_c.
+            let w = [p[0], p[1] / 0.1, p[2] / 0.1];
+            let d = q[1] - q[0];
+            let g = [-d / (L * L), d / (L * L), q[2] / (L * L)];
+            let dgw = [
+                -(w[1] - w[0]) / (L * L),
+                (w[1] - w[0]) / (L * L),
+                w[2] / (L * L),
+            ];
+            #[rustfmt::skip]
+            let c = SMatrix::<f64, 2, 6>::from_row_slice(&[
+                g[0], g[1], g[2], 0.0, 0.0, 0.0,
+                dgw[0], dgw[1], dgw[2], g[0], g[1] / 0.1, g[2] / 0.1,
+            ]);
+            let projector = SMatrix::<f64, 6, 6>::identity()
+                - c.transpose() * (c * c.transpose()).try_inverse().unwrap() * c;
+            let restricted =
+                projector.transpose() * (a.transpose() * omega * a - omega) * projector;
+            let ambient = (a.transpose() * omega * a - omega).amax();
+            println!(
+                "RATTLE at {q:?}: on the manifold {:.1e}, ambient {ambient:.1e}",
+                restricted.amax()
+            );
+            assert!(restricted.amax() <= 1e-12, "{:e}", restricted.amax());
+            assert!(ambient > 1e-3, "the ambient map is not symplectic: {ambient:e}");
+        }
+    }
+
+    #[test]
+    fn the_constrained_linearisation_is_the_steps_derivative() {
+        // C2 declares `HolonomicLobatto(2)`, RATTLE for its Lagrangian.
+        oracles::<2, 11>(0.02);
+        oracles::<2, 11>(0.05);
+    }
+}
