@@ -54,7 +54,7 @@ pub fn momentum_drift(model: &mut Model, schemes: &[SchemeRequest]) -> TokenStre
     for (what, e) in raw {
         let (rest, _) = invariant_groups(model, e);
         let g = &model.graph;
-        let moves = g.depends_on_any(rest, &|v| acted.contains(&v));
+        let moves = g.depends_on_any(rest, |v| acted.contains(&v));
         let beyond_quadratic = g.degree(rest, &|v| q.contains(&v)).is_none_or(|d| d > 2);
         if moves && beyond_quadratic {
             breaking.push(what);
