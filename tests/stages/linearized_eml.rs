@@ -21,11 +21,12 @@ fn max_abs<const R: usize, const C: usize>(m: &SMatrix<f64, R, C>) -> f64 {
     m.iter().fold(0.0, |a, x| a.max(x.abs()))
 }
 
-/// A model whose EML step is linearised on `z = (q, v, p)` (`NZ = 3D`) with one input.
-trait EmlLinear<const D: usize, const M: usize, const NZ: usize>:
+/// A model whose step of the EML scheme `S` (`Eml`, `EmlPaper`) is linearised on
+/// `z = (q, v, p)` (`NZ = 3D`) with one input.
+trait EmlLinear<S, const D: usize, const M: usize, const NZ: usize>:
     Linearize<
         f64,
-        Eml,
+        S,
         State = GglState<f64, D, M>,
         Inputs = [f64; 1],
         Linearized = Linearized<GglState<f64, D, M>, f64, NZ, 1>,
@@ -33,10 +34,10 @@ trait EmlLinear<const D: usize, const M: usize, const NZ: usize>:
 {
 }
 
-impl<Mdl, const D: usize, const M: usize, const NZ: usize> EmlLinear<D, M, NZ> for Mdl where
+impl<Mdl, S, const D: usize, const M: usize, const NZ: usize> EmlLinear<S, D, M, NZ> for Mdl where
     Mdl: Linearize<
             f64,
-            Eml,
+            S,
             State = GglState<f64, D, M>,
             Inputs = [f64; 1],
             Linearized = Linearized<GglState<f64, D, M>, f64, NZ, 1>,
@@ -68,39 +69,57 @@ fn with_carried<const D: usize, const M: usize, const NZ: usize>(
     }
 }
 
-fn integrator<Mdl: EmlLinear<D, M, NZ>, const D: usize, const M: usize, const NZ: usize>(
+fn integrator<
+    S: Default,
+    Mdl: EmlLinear<S, D, M, NZ>,
+    const D: usize,
+    const M: usize,
+    const NZ: usize,
+>(
     model: Mdl,
     h: f64,
     state: GglState<f64, D, M>,
     u: f64,
-) -> Integrator<f64, Mdl, Eml> {
-    let mut sim = Integrator::new(model, Eml, h, state).with_options(tight());
+) -> Integrator<f64, Mdl, S> {
+    let mut sim = Integrator::new(model, S::default(), h, state).with_options(tight());
     sim.set_inputs([u]).unwrap();
     sim
 }
 
 /// The step from `state` under `u`, linearised; the state left as it was.
-fn linearize<Mdl: EmlLinear<D, M, NZ>, const D: usize, const M: usize, const NZ: usize>(
+fn linearize<
+    S: Default,
+    Mdl: EmlLinear<S, D, M, NZ>,
+    const D: usize,
+    const M: usize,
+    const NZ: usize,
+>(
     model: Mdl,
     h: f64,
     state: GglState<f64, D, M>,
     u: f64,
 ) -> Linearized<GglState<f64, D, M>, f64, NZ, 1> {
-    let mut sim = integrator(model, h, state, u);
+    let mut sim = integrator::<S, _, D, M, NZ>(model, h, state, u);
     let out = sim.linearize().expect("the step converges");
     assert_eq!(*sim.state(), state, "linearize leaves the state as it was");
     out
 }
 
 /// `z⁺` of a step from `base` with its carried state replaced by `z`, under `u`.
-fn next<Mdl: EmlLinear<D, M, NZ>, const D: usize, const M: usize, const NZ: usize>(
+fn next<
+    S: Default,
+    Mdl: EmlLinear<S, D, M, NZ>,
+    const D: usize,
+    const M: usize,
+    const NZ: usize,
+>(
     model: Mdl,
     h: f64,
     base: &GglState<f64, D, M>,
     z: &SVector<f64, NZ>,
     u: f64,
 ) -> SVector<f64, NZ> {
-    let mut sim = integrator(model, h, with_carried(base, z), u);
+    let mut sim = integrator::<S, _, D, M, NZ>(model, h, with_carried(base, z), u);
     sim.step().expect("the step converges");
     carried(sim.state())
 }
@@ -108,7 +127,8 @@ fn next<Mdl: EmlLinear<D, M, NZ>, const D: usize, const M: usize, const NZ: usiz
 /// `max|[A B] − FD| / max|[A B]|` with `FD` the central differences (`ε = 1e-6`) of
 /// `step()` in every component of `z` and in `u`.
 fn central_difference_error<
-    Mdl: EmlLinear<D, M, NZ>,
+    S: Default,
+    Mdl: EmlLinear<S, D, M, NZ>,
     const D: usize,
     const M: usize,
     const NZ: usize,
@@ -120,7 +140,7 @@ fn central_difference_error<
 ) -> f64 {
     assert_eq!(NZ, 3 * D, "z = (q, v, p)");
     let eps = 1e-6;
-    let out = linearize(model, h, *state, u);
+    let out = linearize::<S, _, D, M, NZ>(model, h, *state, u);
     let z = carried::<D, M, NZ>(state);
     let mut error = 0.0_f64;
     for k in 0..=NZ {
@@ -132,7 +152,9 @@ fn central_difference_error<
             up += eps;
             um -= eps;
         }
-        let fd = (next(model, h, state, &zp, up) - next(model, h, state, &zm, um)) / (2.0 * eps);
+        let fd = (next::<S, _, D, M, NZ>(model, h, state, &zp, up)
+            - next::<S, _, D, M, NZ>(model, h, state, &zm, um))
+            / (2.0 * eps);
         let exact = if k < NZ {
             out.a.column(k).into_owned()
         } else {
@@ -166,7 +188,7 @@ fn c1s_linearisation_agrees_with_central_differences_of_the_step() {
     );
     for h in [0.02, 0.05] {
         for (q, v, u) in STATES {
-            let error = central_difference_error(model, h, &c1_state(q, v), u);
+            let error = central_difference_error::<Eml, _, 2, 0, 6>(model, h, &c1_state(q, v), u);
             println!("C1 EML h = {h}, q = {q:?}, v = {v:?}, u = {u}: relative max|[A B] − FD| = {error:.1e}");
             assert!(error <= 1e-7, "h = {h} at {q:?}, {v:?}: {error:e}");
         }
@@ -187,21 +209,30 @@ fn c2_state(q: [f64; 2], v: [f64; 2]) -> GglState<f64, 3, 1> {
 
 /// On C2 `z = (q, v, p)` is ambient (`9 × 9`): the differences move the state off the
 /// constraint and its hidden constraints, which the step's equations take as they come
-/// (`g(q¹) = 0`, `G(q¹)v¹ = 0`, `G(q¹)p¹ = G(q⁰)p⁰`).
-#[test]
-fn c2s_linearisation_agrees_with_central_differences_of_the_step() {
+/// (`g(q¹) = 0`; the stabilised `Eml` also `G(q¹)v¹ = 0`, `G(q¹)p¹ = G(q⁰)p⁰`, which
+/// the paper's (72a–d), `EmlPaper`, does not have).
+fn c2_central_differences<S: Default>(name: &str)
+where
+    CartPoleConstrained<f64>: EmlLinear<S, 3, 1, 9>,
+{
     let model = CartPoleConstrained::new();
     assert_eq!(
-        <CartPoleConstrained<f64> as Linearize<f64, Eml>>::CARRIED,
+        <CartPoleConstrained<f64> as Linearize<f64, S>>::CARRIED,
         ["q.xc", "q.xb", "q.zb", "v.xc", "v.xb", "v.zb", "p.xc", "p.xb", "p.zb"]
     );
     for h in [0.02, 0.05] {
         for (q, v, u) in STATES {
-            let error = central_difference_error(model, h, &c2_state(q, v), u);
-            println!("C2 EML h = {h}, q = {q:?}, v = {v:?}, u = {u}: relative max|[A B] − FD| = {error:.1e}");
-            assert!(error <= 1e-7, "h = {h} at {q:?}, {v:?}: {error:e}");
+            let error = central_difference_error::<S, _, 3, 1, 9>(model, h, &c2_state(q, v), u);
+            println!("C2 {name} h = {h}, q = {q:?}, v = {v:?}, u = {u}: relative max|[A B] − FD| = {error:.1e}");
+            assert!(error <= 1e-7, "{name}, h = {h} at {q:?}, {v:?}: {error:e}");
         }
     }
+}
+
+#[test]
+fn c2s_linearisation_agrees_with_central_differences_of_the_step() {
+    c2_central_differences::<Eml>("Eml");
+    c2_central_differences::<EmlPaper>("EmlPaper");
 }
 
 /// The symplecticity defect `max|ÃᵀΩÃ − Ω|` of EML's step as a map of the canonical
@@ -222,7 +253,7 @@ fn c2s_linearisation_agrees_with_central_differences_of_the_step() {
 fn c1_symplecticity_defect(h: f64, q: [f64; 2], v: [f64; 2], u: f64) -> f64 {
     let model = CartPole::new();
     let state = c1_state(q, v);
-    let a: SMatrix<f64, 6, 6> = linearize(model, h, state, u).a;
+    let a: SMatrix<f64, 6, 6> = linearize::<Eml, _, 2, 0, 6>(model, h, state, u).a;
     // M(q) of `L = ½(mc + m) ẋ² + m l cos θ ẋ θ̇ + ½ m l² θ̇² − V` and ∂M/∂θ.
     let (mc, m, l) = (model.mc, model.m, model.l);
     let (s, c) = state.q[1].sin_cos();
