@@ -995,3 +995,54 @@ fn multiplier_partners(blocks: &[(String, usize)], m: usize) -> Vec<(usize, usiz
     }
     partners
 }
+
+#[cfg(test)]
+mod tests {
+    //! What `linearized_system` emits: for EML on a model with inputs only, on the
+    //! known blocks the step reads.
+    use proc_macro2::TokenStream;
+
+    /// The expansion of a forced pendulum on a cart with the schemes `schemes`, its push
+    /// an input (`with_inputs`) or a parameter.
+    fn expand(with_inputs: bool, schemes: &str) -> String {
+        let (inputs, push) = if with_inputs {
+            ("inputs { u: Scalar }", "")
+        } else {
+            ("", "u = 0.0,")
+        };
+        let source = format!(
+            "pub struct Pushed {{
+                params {{ m = 0.1, l = 0.5, g = 9.81, {push} }}
+                coords {{ x: Scalar, theta: Scalar }}
+                {inputs}
+                kinetic = 0.5 * (1.0 + m) * x_dot * x_dot + m * l * cos(theta) * x_dot * theta_dot
+                    + 0.5 * m * l * l * theta_dot * theta_dot;
+                potential = m * g * l * cos(theta);
+                forces {{ x: u }}
+                schemes {{ {schemes} }}
+            }}"
+        );
+        let tokens: TokenStream = source.parse().expect("tokens");
+        let ast = syn::parse2::<crate::dsl::ModelAst>(tokens).expect("parses");
+        crate::try_expand(ast).expect("expands").to_string()
+    }
+
+    #[test]
+    fn eml_is_linearised_on_q_v_p_for_a_model_with_inputs() {
+        let code = expand(true, "Eml, EmlPaper");
+        assert_eq!(code.matches("LinearizedSystem <").count(), 2, "{code}");
+        // λ and γ only seed Newton: not carried (and, unconstrained, empty anyway).
+        let carried = "\"q.x\" , \"q.theta\" , \"v.x\" , \"v.theta\" , \"p.x\" , \"p.theta\"";
+        assert_eq!(code.matches(carried).count(), 2, "{code}");
+        // R_u: the push enters (72b) at the midpoint, `−h` on the row of `q¹`'s balance.
+        assert!(code.contains("out . r_u . data . 0 [0] [0]"), "{code}");
+    }
+
+    #[test]
+    fn nothing_is_emitted_without_inputs_or_for_other_schemes() {
+        let code = expand(false, "Eml");
+        assert!(!code.contains("ggl_linear") && !code.contains("Linearize"));
+        let code = expand(true, "Mpl");
+        assert!(!code.contains("ggl_linear"), "{code}");
+    }
+}
