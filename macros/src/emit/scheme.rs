@@ -691,7 +691,7 @@ fn residual_and_jacobian_writers(
 
                 #[cfg(not(debug_assertions))]
                 fn residual_and_jacobian #signature {
-                    self.residual_and_jacobian_planned(scheme, h, known, x, r, jac);
+                    self.residual_and_jacobian_planned(scheme, h, known, inputs, x, r, jac);
                     #unpack
                 }
 
