@@ -15,6 +15,12 @@
 //!
 //! with `J = ∂R/∂x` the emitted exact Jacobian re-assembled (densely, column-stored) at
 //! the converged `x` ([`crate::linearize`]).
+//!
+//! For EML (Kinon, Betsch, Sect. 4.2, eqs. (72a–d), and the stabilised (72a'–c') of
+//! `macros/src/schemes/hidden.rs`) the step reads `q⁰` everywhere, `v⁰` in (72a) and in
+//! the partitioned derivatives of `T` (eqs. (129)–(131)), `p⁰` in (72b) and the hidden
+//! row `G(q¹)p¹ − G(q⁰)p⁰`, and `u` through the midpoint force of (72b): `z = (q, v, p)`.
+//! Its `λ` and `γ` only seed Newton, so they are not carried.
 use nalgebra::{ArrayStorage, SMatrix, SVector};
 
 use super::ggl::{step, DiscreteSystem};
