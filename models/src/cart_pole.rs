@@ -57,6 +57,6 @@ model! {
             rod: 0.5 * ((xb - xc) * (xb - xc) + zb * zb - l * l) / (l * l),
         }
         forces { xc: u }
-        schemes { HolonomicLobatto(2), Eml }
+        schemes { HolonomicLobatto(2), Eml, EmlPaper }
     }
 }

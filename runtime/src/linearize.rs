@@ -22,7 +22,8 @@ use crate::step::{Step, StepContext, StepOptions};
 
 /// A step and its linearisation: the new state, `A = ∂z⁺/∂z` (`NZ × NZ`) and
 /// `B = ∂z⁺/∂u` (`NZ × NU`) of the carried state `z` (for the Lobatto IIIA–IIIB family
-/// `z = (q, p)`, `NZ = 2D`) and the inputs (`NU` of them), and what the solve cost.
+/// `z = (q, p)`, `NZ = 2D`; for EML `z = (q, v, p)`, `NZ = 3D`) and the inputs (`NU` of
+/// them), and what the solve cost.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Linearized<State, T, const NZ: usize, const NU: usize> {
     /// The state after the step (the one [`Step::step`] returns).
@@ -54,7 +55,7 @@ impl<State: Copy, T, const NZ: usize, const NU: usize> LinearizedStep<State>
 /// `inputs` block, for the schemes that support it.
 pub trait Linearize<T: Real, S>: Step<T, S> {
     /// The carried state's components, in the order of `A`'s rows and columns (`q.x`,
-    /// …, `p.x`, …).
+    /// …, `p.x`, …; EML's `q.x`, …, `v.x`, …, `p.x`, …).
     const CARRIED: &'static [&'static str];
     /// [`Linearized`] with this model's sizes.
     type Linearized: Copy + core::fmt::Debug + LinearizedStep<Self::State>;

@@ -380,4 +380,17 @@ fn linearize_and_inputs_allocate_nothing() {
     });
     assert!(lqr.is_ok(), "{lqr:?}");
     assert_eq!(n, 0, "linearize, inputs and dlqr allocated {n} times");
+
+    // EML's, from the generated derivatives of its symbolic residual.
+    let reject = Consistency::Reject { tolerance: 1e-12 };
+    let start = GglState::consistent(&model, q, v, reject).unwrap();
+    let mut inline = Integrator::new(model, Eml, 0.02, start);
+    let mut boxed: Integrator<f64, _, _, Boxed> = Integrator::new_boxed(model, Eml, 0.02, start);
+    let ((), n) = allocations_in(|| {
+        inline.set_inputs([1.5]).unwrap();
+        boxed.set_inputs([1.5]).unwrap();
+        black_box(inline.linearize().unwrap());
+        black_box(boxed.step_linearized().unwrap());
+    });
+    assert_eq!(n, 0, "EML's linearize allocated {n} times");
 }

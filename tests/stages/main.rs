@@ -17,5 +17,6 @@ mod holonomic_lobatto;
 mod inputs;
 mod lie_lobatto;
 mod linearized;
+mod linearized_eml;
 mod nonholonomic_lobatto;
 mod spaces;

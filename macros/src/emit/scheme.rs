@@ -13,8 +13,8 @@ use crate::errors::Errors;
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
 use crate::schemes::{Arg, Assembled, SchemeKind, SchemeRequest, Template};
-use crate::sym::emit::{emit_sunk_each, Sink};
-use crate::sym::Id;
+use crate::sym::emit::{emit_sunk, emit_sunk_each, Sink};
+use crate::sym::{Id, Node, VarId};
 
 /// The impls of every requested scheme, or the errors of those over the budget.
 pub fn impls(
@@ -143,6 +143,13 @@ fn scheme_impl(
     let guesses = guesses(model, t, n);
     let accept = accepted_state(model, t);
     let layout = layout_tokens(&t.blocks);
+    // The linearised step, for a model with inputs only (the budget, and the output of
+    // every other model unchanged).
+    let linear = if !model.inputs.is_empty() && linearizes(kind) {
+        Some(linearized_system(model, kind, t, &marker)?)
+    } else {
+        None
+    };
     let prologue = input_bindings();
     let name = &model.name;
     let state = quote!(#p::GglState<T, #dl, #ml>);
@@ -214,6 +221,8 @@ fn scheme_impl(
         }
 
         #step
+
+        #linear
     })
 }
 
@@ -264,6 +273,231 @@ fn jacobian_entries(
         }
     }
     nonzero
+}
+
+/// The symbolic schemes whose step `model!` linearises, on a model with inputs: EML,
+/// stabilised (the default) and the paper's, whose next state `(q¹, v¹, p¹)` is read
+/// off the unknowns. [`linearized_system`] is written for any template; the others
+/// join this list with a check of their `[A B]` against differences of their step
+/// (`tests/stages/linearized_eml.rs` is EML's).
+fn linearizes(kind: SchemeKind) -> bool {
+    matches!(kind.name(), "Eml" | "EmlPaper")
+}
+
+/// The variable a node of the known state is.
+fn as_var(model: &Model, id: Id) -> VarId {
+    match model.graph.node(id) {
+        Node::Var(v) => v,
+        other => unreachable!("the known state's entries are variables, not {other:?}"),
+    }
+}
+
+/// The next state's entries of the known block `name` (`Template::known`).
+fn next_block<'a>(t: &'a Template, name: &str) -> &'a [Id] {
+    match name {
+        "q" => &t.next.q,
+        "v" => &t.next.v,
+        "p" => &t.next.p,
+        "lambda" => &t.next.lambda,
+        "gamma" => &t.next.gamma,
+        other => unreachable!("template: no known block {other:?}"),
+    }
+}
+
+/// The carried state `z` of a template's step (spec `next_packages.md` §D.3): the known
+/// blocks its residual or intermediates read, and those the next state of a carried
+/// block reads, to a fixed point; a block the step never reads (EML's `λ`, `γ`: only
+/// Newton's guess does) is not part of `z`. As `(name, known entries, next entries)`,
+/// in the order of `Template::known`.
+fn carried_blocks<'a>(model: &Model, t: &'a Template) -> Vec<(&'static str, &'a [Id], &'a [Id])> {
+    let reads = |exprs: &[Id], block: &[Id]| {
+        let vars: Vec<VarId> = block.iter().map(|&id| as_var(model, id)).collect();
+        exprs
+            .iter()
+            .any(|&e| model.graph.depends_on_any(e, |v| vars.contains(&v)))
+    };
+    let mut equations = t.residual.clone();
+    equations.extend(t.intermediates.iter().map(|w| w.1));
+    let mut carried: Vec<bool> = t
+        .known
+        .iter()
+        .map(|(_, block)| !block.is_empty() && reads(&equations, block))
+        .collect();
+    loop {
+        let mut grown = false;
+        for b in 0..t.known.len() {
+            let block = &t.known[b].1;
+            let read_by_next = (0..t.known.len())
+                .filter(|&c| carried[c])
+                .any(|c| reads(next_block(t, t.known[c].0), block));
+            if !carried[b] && !block.is_empty() && read_by_next {
+                carried[b] = true;
+                grown = true;
+            }
+        }
+        if !grown {
+            break;
+        }
+    }
+    t.known
+        .iter()
+        .zip(carried)
+        .filter(|(_, on)| *on)
+        .map(|((name, block), _)| (*name, block.as_slice(), next_block(t, name)))
+        .collect()
+}
+
+/// For a model with inputs, the scheme's `LinearizedSystem` impl and its `Linearize`
+/// impl (`runtime/src/families/ggl_linear.rs`): the derivatives of the residual `R` and
+/// of the carried part of the next state `Ψ` with respect to the carried state `z`
+/// ([`carried_blocks`]) and the inputs `u`, and of `Ψ` with respect to the unknowns
+/// `x`, through the template's intermediates by the chain rule as [`jacobian_entries`]
+/// does for `∂R/∂x`; only the nonzeros are written. An error if they would exceed
+/// [`BUDGET`].
+fn linearized_system(
+    model: &mut Model,
+    kind: SchemeKind,
+    t: &Template,
+    marker: &TokenStream,
+) -> Result<TokenStream, String> {
+    let p = private();
+    let (d, m, n, nu) = (
+        model.dim(),
+        model.n_constraints(),
+        t.unknowns.len(),
+        model.inputs.len(),
+    );
+    let blocks = carried_blocks(model, t);
+    let nz: usize = blocks.iter().map(|b| b.1.len()).sum();
+    let mut carried: Vec<String> = Vec::new();
+    for &(block, entries, _) in &blocks {
+        for i in 0..entries.len() {
+            let component = match block {
+                "q" | "v" | "p" => &model.coord_names[i],
+                _ => &model.constraints[i].name,
+            };
+            carried.push(format!("{block}.{component}"));
+        }
+    }
+    // The columns: the unknowns `x`, then `z`, then `u`.
+    let mut columns: Vec<VarId> = t.unknowns.clone();
+    columns.extend(blocks.iter().flat_map(|b| b.1).map(|&id| as_var(model, id)));
+    columns.extend(t.controls.iter().map(|&id| as_var(model, id)));
+    let psi: Vec<Id> = blocks.iter().flat_map(|b| b.2.iter().copied()).collect();
+    // ∂w_k/∂(column c), on `z` and `u` for `R`, on `x` too where `Ψ` reads a `w_k`.
+    let is_intermediate = |model: &Model, e: Id| {
+        model
+            .graph
+            .depends_on_any(e, |v| matches!(model.role(v), Role::Intermediate(_)))
+    };
+    let first = if psi.iter().any(|&e| is_intermediate(model, e)) {
+        0
+    } else {
+        n
+    };
+    let mut dw = Vec::new();
+    for (k, &(_, def)) in t.intermediates.iter().enumerate() {
+        for (c, &var) in columns.iter().enumerate().skip(first) {
+            let e = model.graph.diff(def, var);
+            if !model.graph.is_zero(e) {
+                let (_, v) =
+                    model.new_var(format!("dw_{k}_{c}"), Role::IntermediateDerivative(k, c));
+                dw.push((k, c, v, e));
+            }
+        }
+    }
+    // d e / d(column c) = ∂e/∂c + Σ_k ∂e/∂w_k ∂w_k/∂c.
+    let total = |model: &mut Model, e: Id, c: usize| {
+        let mut out = model.graph.diff(e, columns[c]);
+        for &(k, _, dw_kc, _) in dw.iter().filter(|d| d.1 == c) {
+            let de_dw = model.graph.diff(e, t.intermediates[k].0);
+            if !model.graph.is_zero(de_dw) {
+                let term = model.graph.mul(de_dw, dw_kc);
+                out = model.graph.add(out, term);
+            }
+        }
+        out
+    };
+    // (block, row, column, expression): R_z, R_u, then Ψ_x, Ψ_z, Ψ_u.
+    let mut entries: Vec<(&str, usize, usize, Id)> = Vec::new();
+    let block_of = |c: usize| {
+        if c < n {
+            (0, c)
+        } else if c < n + nz {
+            (1, c - n)
+        } else {
+            (2, c - n - nz)
+        }
+    };
+    for (rows, names, from) in [
+        (&t.residual, ["", "r_z", "r_u"], n),
+        (&psi, ["psi_x", "psi_z", "psi_u"], 0),
+    ] {
+        for (i, &e) in rows.iter().enumerate() {
+            for c in from..n + nz + nu {
+                let de = total(model, e, c);
+                if !model.graph.is_zero(de) {
+                    let (b, j) = block_of(c);
+                    entries.push((names[b], i, j, de));
+                }
+            }
+        }
+    }
+    let ids: Vec<Id> = entries.iter().map(|e| e.3).collect();
+    let store = |k: usize, value: &TokenStream| {
+        let (field, i, j, _) = entries[k];
+        let (field, i, j) = (format_ident!("{}", field), lit(i), lit(j));
+        quote!(out.#field.data.0[#j][#i] = #value;)
+    };
+    let var = |v| var_expr(model, v);
+    let written = emit_sunk(&model.graph, &ids, &var, &p, &store);
+    if written.temporaries > BUDGET {
+        return Err(over_budget(model, kind, written.temporaries));
+    }
+    let stmts = written.stmts;
+    let intermediates = intermediates_block(model, t, &dw);
+    let prologue = input_bindings();
+    let name = &model.name;
+    let (dl, ml, nl, nzl, nul) = (lit(d), lit(m), lit(n), lit(nz), lit(nu));
+    let state = quote!(#p::GglState<T, #dl, #ml>);
+    let linear = quote!(#p::families::ggl_linear);
+    Ok(quote! {
+        #[allow(unused_variables, unused_mut, clippy::all)]
+        impl<T: #p::Real> #linear::LinearizedSystem<T, #marker, #dl, #ml, #nl, #nzl, #nul> for #name<T> {
+            fn sensitivities(
+                &self,
+                scheme: &#marker,
+                h: T,
+                known: &#state,
+                inputs: &[T; #nul],
+                x: &#p::SVector<T, #nl>,
+                out: &mut #linear::Sensitivities<T, #nl, #nzl, #nul>,
+            ) {
+                #prologue
+                let x = &x.data.0[0];
+                #intermediates
+                #stmts
+            }
+        }
+
+        impl<T: #p::Real> #p::Linearize<T, #marker> for #name<T> {
+            const CARRIED: &'static [&'static str] = &[#(#carried),*];
+            type Linearized = #p::Linearized<#state, T, #nzl, #nul>;
+
+            fn linearize<K: #p::Storage>(
+                &self,
+                scheme: &#marker,
+                context: #p::StepContext<'_, T>,
+                state: &Self::State,
+                workspace: &mut Self::Workspace<K>,
+                options: &#p::StepOptions<T>,
+            ) -> ::core::result::Result<Self::Linearized, #p::SolveError<T>> {
+                let parameters = <Self as #p::Model<T, #dl, #ml>>::check_parameters(self);
+                #p::check_step(parameters, #nul, context, state, &options.newton)?;
+                #linear::linearize(self, scheme, context, state, workspace, options)
+            }
+        }
+    })
 }
 
 /// The `PLAN` constant's value, what the writer does before it writes (clear the whole
@@ -760,4 +994,55 @@ fn multiplier_partners(blocks: &[(String, usize)], m: usize) -> Vec<(usize, usiz
         }
     }
     partners
+}
+
+#[cfg(test)]
+mod tests {
+    //! What `linearized_system` emits: for EML on a model with inputs only, on the
+    //! known blocks the step reads.
+    use proc_macro2::TokenStream;
+
+    /// The expansion of a forced pendulum on a cart with the schemes `schemes`, its push
+    /// an input (`with_inputs`) or a parameter.
+    fn expand(with_inputs: bool, schemes: &str) -> String {
+        let (inputs, push) = if with_inputs {
+            ("inputs { u: Scalar }", "")
+        } else {
+            ("", "u = 0.0,")
+        };
+        let source = format!(
+            "pub struct Pushed {{
+                params {{ m = 0.1, l = 0.5, g = 9.81, {push} }}
+                coords {{ x: Scalar, theta: Scalar }}
+                {inputs}
+                kinetic = 0.5 * (1.0 + m) * x_dot * x_dot + m * l * cos(theta) * x_dot * theta_dot
+                    + 0.5 * m * l * l * theta_dot * theta_dot;
+                potential = m * g * l * cos(theta);
+                forces {{ x: u }}
+                schemes {{ {schemes} }}
+            }}"
+        );
+        let tokens: TokenStream = source.parse().expect("tokens");
+        let ast = syn::parse2::<crate::dsl::ModelAst>(tokens).expect("parses");
+        crate::try_expand(ast).expect("expands").to_string()
+    }
+
+    #[test]
+    fn eml_is_linearised_on_q_v_p_for_a_model_with_inputs() {
+        let code = expand(true, "Eml, EmlPaper");
+        assert_eq!(code.matches("LinearizedSystem <").count(), 2, "{code}");
+        // λ and γ only seed Newton: not carried (and, unconstrained, empty anyway).
+        let carried = "\"q.x\" , \"q.theta\" , \"v.x\" , \"v.theta\" , \"p.x\" , \"p.theta\"";
+        assert_eq!(code.matches(carried).count(), 2, "{code}");
+        // R_u: the push enters (72b) at the midpoint, `−h` on the row of `q¹`'s balance.
+        assert!(code.contains("out . r_u . data . 0 [0] [0]"), "{code}");
+    }
+
+    #[test]
+    fn nothing_is_emitted_without_inputs_or_for_other_schemes() {
+        let code = expand(false, "Eml");
+        assert!(!code.contains("ggl_linear") && !code.contains("Linearize"));
+        let code = expand(true, "Mpl");
+        assert!(!code.contains("ggl_linear"), "{code}");
+    }
 }

@@ -32,6 +32,12 @@ pub struct Template {
     /// with a constant coefficient, eliminated first and exempt from the run-time
     /// threshold test (`Elimination::plan_with_linear_pivots`).
     pub linear_pivots: Vec<usize>,
+    /// The known state's blocks the step may read, `(name, variables)`: `q`, `v`, `p`,
+    /// `lambda`, `gamma` at `tⁿ`, in that order (what a linearisation differentiates
+    /// with respect to, `emit::scheme::linearized_system`).
+    pub known: Vec<(&'static str, Vec<Id>)>,
+    /// The inputs held over the step, `k.u`.
+    pub controls: Vec<Id>,
 }
 
 impl Template {
@@ -148,6 +154,14 @@ impl Template {
             next,
             intermediates: Vec::new(),
             linear_pivots: Vec::new(),
+            known: vec![
+                ("q", setup.k.q.clone()),
+                ("v", setup.k.v.clone()),
+                ("p", setup.k.p.clone()),
+                ("lambda", setup.k.lambda.clone()),
+                ("gamma", setup.k.gamma.clone()),
+            ],
+            controls: setup.k.u.clone(),
         }
     }
 

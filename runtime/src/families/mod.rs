@@ -4,6 +4,7 @@
 //! its equations and block Jacobian over one shared skeleton ([`stages`]).
 mod blocks;
 pub mod ggl;
+pub mod ggl_linear;
 mod point;
 pub mod prk;
 pub mod prk_holonomic;
