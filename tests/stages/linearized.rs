@@ -871,7 +871,10 @@ mod holonomic_oracles {
                 restricted.amax()
             );
             assert!(restricted.amax() <= 1e-12, "{:e}", restricted.amax());
-            assert!(ambient > 1e-3, "the ambient map is not symplectic: {ambient:e}");
+            assert!(
+                ambient > 1e-3,
+                "the ambient map is not symplectic: {ambient:e}"
+            );
         }
     }
 
