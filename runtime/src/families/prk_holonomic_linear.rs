@@ -15,15 +15,14 @@
 //! ```
 use nalgebra::{SMatrix, SVector};
 
-use super::prk_holonomic::{equations, step, PrkHolonomicWorkspace};
-use super::prk_linear::{stage_kernels, Sensitivities};
+use super::prk_holonomic::PrkHolonomicWorkspace;
+use super::prk_linear::{converged, stage_kernels, Sensitivities};
 use super::stages::block;
 use crate::error::SolveError;
 use crate::kernels::{HolonomicKernels, PointKernels};
 use crate::linearize::Linearized;
 use crate::model::{InputValues, Real};
 use crate::schemes::HolonomicLobatto;
-use crate::solve::lu::Lu;
 use crate::solve::Storage;
 use crate::state::PhaseState;
 use crate::step::{StepContext, StepOptions};
@@ -69,26 +68,7 @@ where
     let constraint = |i: usize| S * D + (i - 1) * M;
     let (tangency, legendre) = (S * D + (S - 1) * M, S * D + S * M);
 
-    let (next, report) = step(model, scheme, context, state, ws, options)?;
-    let x: SVector<T, N> = ws.unknowns();
-    let mut jac = SMatrix::<T, N, N>::zeros();
-    let mut r = [T::zero(); N];
-    let refused = SolveError::WrongInputCount {
-        expected: NU,
-        given: context.inputs.len(),
-    };
-    equations(
-        model,
-        scheme,
-        context,
-        state,
-        ws,
-        x.as_slice(),
-        &mut r,
-        jac.as_mut_slice(),
-    )
-    .map_err(|_| refused)?;
-    let lu = Lu::factor(jac)?;
+    let (next, report, x, lu) = converged(model, scheme, context, state, ws, options)?;
 
     let (h, tab) = (context.h, ws.tableau());
     let c = |x: f64| -> T { nalgebra::convert(x) };

@@ -16,15 +16,15 @@
 //! family's exact block Jacobian re-assembled at the converged stage velocities.
 use nalgebra::{ArrayStorage, SMatrix, SVector};
 
-use super::prk::{equations, step, PrkWorkspace};
-use super::stages::block;
+use super::prk::PrkWorkspace;
+use super::stages::{block, equations, step, StageEquations, StageWorkspace};
 use crate::error::SolveError;
 use crate::kernels::PointKernels;
 use crate::linearize::Linearized;
-use crate::model::{InputValues, Real};
+use crate::model::{Configuration, InputValues, Real};
 use crate::schemes::LobattoIIIAIIIB;
 use crate::solve::lu::Lu;
-use crate::solve::Storage;
+use crate::solve::{StepReport, Storage};
 use crate::state::PhaseState;
 use crate::step::{StepContext, StepOptions};
 use crate::tableaux::PartitionedTableau;
@@ -166,6 +166,39 @@ impl<T: Real, const N: usize, const NZ: usize, const NU: usize> Sensitivities<T,
     }
 }
 
+/// What the implicit-function theorem starts from: the step of a stage family from
+/// `state` (its new state and report), the converged unknowns `x`, and the step
+/// Jacobian `J` re-assembled there and factored (Newton's last factors are those of the
+/// previous iterate).
+#[allow(clippy::type_complexity)]
+pub(crate) fn converged<T, Mdl, F, K, const S: usize, const D: usize, const N: usize>(
+    model: &Mdl,
+    scheme: &F::Scheme,
+    context: StepContext<'_, T>,
+    state: &F::State,
+    ws: &mut StageWorkspace<T, F, S, N, K>,
+    options: &StepOptions<T>,
+) -> Result<(F::State, StepReport<T>, SVector<T, N>, Lu<T, N>), SolveError<T>>
+where
+    T: Real,
+    Mdl: Configuration<T, D>,
+    F: StageEquations<T, Mdl, S, D, N>,
+    K: Storage,
+{
+    let (next, report) = step(model, scheme, context, state, ws, options)?;
+    let x: SVector<T, N> = ws.unknowns();
+    let mut jac = SMatrix::<T, N, N>::zeros();
+    let mut r = [T::zero(); N];
+    // The step above checked the context: `equations` cannot refuse it.
+    let refused = SolveError::WrongInputCount {
+        expected: Mdl::Inputs::LEN,
+        given: context.inputs.len(),
+    };
+    let (x_in, jac_out) = (x.as_slice(), jac.as_mut_slice());
+    equations(model, scheme, context, state, ws, x_in, &mut r, jac_out).map_err(|_| refused)?;
+    Ok((next, report, x, Lu::factor(jac)?))
+}
+
 /// One step of `LobattoIIIAIIIB<S>` from `state` and its linearisation (module docs):
 /// `A` on `z = (q, p)` (`NZ = 2D`), `B` on the `NU` inputs. The state is only read.
 #[allow(clippy::too_many_arguments)]
@@ -201,28 +234,7 @@ where
             "one column per input"
         );
     };
-    let (next, report) = step(model, scheme, context, state, ws, options)?;
-    let x: SVector<T, N> = ws.unknowns();
-    // J at the converged x: Newton's last factors are those of the previous iterate.
-    let mut jac = SMatrix::<T, N, N>::zeros();
-    let mut r = [T::zero(); N];
-    // The step above checked the context: `equations` cannot refuse it.
-    let refused = SolveError::WrongInputCount {
-        expected: NU,
-        given: context.inputs.len(),
-    };
-    equations(
-        model,
-        scheme,
-        context,
-        state,
-        ws,
-        x.as_slice(),
-        &mut r,
-        jac.as_mut_slice(),
-    )
-    .map_err(|_| refused)?;
-    let lu = Lu::factor(jac)?;
+    let (next, report, x, lu) = converged(model, scheme, context, state, ws, options)?;
 
     let (h, tab) = (context.h, ws.tableau());
     let c = |x: f64| -> T { nalgebra::convert(x) };
