@@ -542,6 +542,29 @@ mod dual {
     use livens::tableaux::PartitionedTableau;
     use num_dual::Dual64;
 
+    /// Newton on a step's equations in dual numbers from `x`: quadratic convergence of
+    /// the real part, then iterations at a converged real part for the dual part.
+    pub(super) fn newton<Mdl, Sch, const N: usize>(
+        model: &Mdl,
+        scheme: &Sch,
+        (context, state): (StepContext<'_, Dual64>, &Mdl::State),
+        ws: &mut Mdl::Workspace<Inline>,
+        x: &mut SVector<Dual64, N>,
+    ) where
+        Mdl: Step<Dual64, Sch>,
+    {
+        for _ in 0..12 {
+            let mut r = SVector::<Dual64, N>::zeros();
+            let mut jac = SMatrix::<Dual64, N, N>::zeros();
+            let (r_out, jac_out) = (r.as_mut_slice(), jac.as_mut_slice());
+            model
+                .equations(scheme, context, state, ws, x.as_slice(), r_out, jac_out)
+                .unwrap();
+            Lu::factor(jac).unwrap().solve_in_place(&mut r);
+            *x -= r;
+        }
+    }
+
     /// Column `k` of `[A B]` (`k < 4`: `z = (q, p)`, `k = 4`: `u`) by the dual step.
     fn column<const S: usize, const N: usize>(
         h: f64,
@@ -575,27 +598,7 @@ mod dual {
         for j in 0..S {
             x.fixed_rows_mut::<2>(2 * j).copy_from(&v);
         }
-        // Quadratic convergence of the real part, then iterations at a converged real
-        // part for the dual part.
-        for _ in 0..12 {
-            let (mut r, mut jac) = (
-                SVector::<Dual64, N>::zeros(),
-                SMatrix::<Dual64, N, N>::zeros(),
-            );
-            model
-                .equations(
-                    &scheme,
-                    context,
-                    &state,
-                    &mut ws,
-                    x.as_slice(),
-                    r.as_mut_slice(),
-                    jac.as_mut_slice(),
-                )
-                .unwrap();
-            Lu::factor(jac).unwrap().solve_in_place(&mut r);
-            x -= r;
-        }
+        newton(&model, &scheme, (context, &state), &mut ws, &mut x);
         let tab = PartitionedTableau::<S>::lobatto_iiia_iiib();
         let c = |x: f64| Dual64::from_re(x);
         let vj = |j: usize| x.fixed_rows::<2>(2 * j).into_owned();
@@ -655,7 +658,6 @@ mod holonomic_oracles {
     //! numbers (the next state read as `q¹ = q⁰ + h Σ bⱼ Vʲ`, `p¹ = D₂L(q¹, v¹)`, which
     //! the converged equations make equal to `p⁰ + h Σ b̂ⱼ Wʲ`).
     use super::*;
-    use livens::solve::lu::Lu;
     use livens::solve::Inline;
     use livens::tableaux::PartitionedTableau;
     use livens_models::CartPoleConstrained;
@@ -760,25 +762,7 @@ mod holonomic_oracles {
             x.fixed_rows_mut::<3>(3 * j).copy_from(&v);
         }
         x.fixed_rows_mut::<3>(N - 3).copy_from(&v);
-        for _ in 0..12 {
-            let (mut r, mut jac) = (
-                SVector::<Dual64, N>::zeros(),
-                SMatrix::<Dual64, N, N>::zeros(),
-            );
-            model
-                .equations(
-                    &scheme,
-                    context,
-                    &state,
-                    &mut ws,
-                    x.as_slice(),
-                    r.as_mut_slice(),
-                    jac.as_mut_slice(),
-                )
-                .unwrap();
-            Lu::factor(jac).unwrap().solve_in_place(&mut r);
-            x -= r;
-        }
+        super::dual::newton(&model, &scheme, (context, &state), &mut ws, &mut x);
         let tab = PartitionedTableau::<S>::lobatto_iiia_iiib();
         let mut q1 = q;
         for j in 0..S {
