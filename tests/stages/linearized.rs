@@ -528,7 +528,7 @@ fn relinearising_along_a_trajectory_predicts_a_perturbed_one() {
     assert!(error <= 1e-4, "{error:e}");
 }
 
-mod dual {
+pub(crate) mod dual {
     //! The second oracle of the spec (§D.5): the step in dual numbers. One component of
     //! `(q⁰, p⁰, u)` carries a unit dual part; Newton on the step equations
     //! (`Step::equations` in `Dual64`) converges the real part, and each further
@@ -544,7 +544,7 @@ mod dual {
 
     /// Newton on a step's equations in dual numbers from `x`: quadratic convergence of
     /// the real part, then iterations at a converged real part for the dual part.
-    pub(super) fn newton<Mdl, Sch, const N: usize>(
+    pub(crate) fn newton<Mdl, Sch, const N: usize>(
         model: &Mdl,
         scheme: &Sch,
         (context, state): (StepContext<'_, Dual64>, &Mdl::State),

@@ -307,3 +307,54 @@ fn eml_is_not_symplectic() {
         }
     }
 }
+
+/// The spec's second oracle for EML on C1: the step in dual numbers, one component of
+/// `(q⁰, v⁰, p⁰, u)` seeded, Newton on `Step::equations` in `Dual64` until the real part
+/// has converged and then on, so that the dual part is the solution's exact derivative
+/// (`tests/stages/linearized.rs`, `dual::newton`). C1 has no constraints: EML's unknowns
+/// are `(q¹, v¹, p¹)` (`3d`), read off as `z⁺`.
+#[test]
+fn c1s_linearisation_is_the_dual_number_steps() {
+    use livens::solve::Inline;
+    use num_dual::Dual64;
+    let h = 0.05;
+    for (q, v, u) in STATES {
+        let state = c1_state(q, v);
+        let out = linearize::<Eml, _, 2, 0, 6>(CartPole::new(), h, state, u);
+        let z = carried::<2, 0, 6>(&state);
+        let mut worst = 0.0_f64;
+        for k in 0..=6 {
+            let model = CartPole::<Dual64>::default();
+            let seeded = |i: usize| {
+                Dual64::new(if i < 6 { z[i] } else { u }, if i == k { 1.0 } else { 0.0 })
+            };
+            let known = GglState {
+                t: Dual64::from_re(0.0),
+                q: SVector::from([seeded(0), seeded(1)]),
+                v: SVector::from([seeded(2), seeded(3)]),
+                p: SVector::from([seeded(4), seeded(5)]),
+                lambda: SVector::zeros(),
+                gamma: SVector::zeros(),
+            };
+            let inputs = [seeded(6)];
+            let context = StepContext {
+                h: Dual64::from_re(h),
+                t: Dual64::from_re(0.0),
+                inputs: &inputs,
+            };
+            let mut ws = Step::<Dual64, Eml>::workspace::<Inline>(&model, &Eml);
+            let mut x =
+                SVector::<Dual64, 6>::from_fn(|i, _| [known.q, known.v, known.p][i / 2][i % 2]);
+            crate::linearized::dual::newton(&model, &Eml, (context, &known), &mut ws, &mut x);
+            let dual = SVector::<f64, 6>::from_fn(|i, _| x[i].eps);
+            let exact = if k < 6 {
+                out.a.column(k).into_owned()
+            } else {
+                out.b.column(0).into_owned()
+            };
+            worst = worst.max(max_abs(&(exact - dual)) / max_abs(&out.a));
+        }
+        println!("C1 EML q = {q:?}, v = {v:?}, u = {u}: max|[A B] − dual step| = {worst:.1e}");
+        assert!(worst <= 1e-12, "{worst:e}");
+    }
+}
