@@ -308,53 +308,90 @@ fn eml_is_not_symplectic() {
     }
 }
 
-/// The spec's second oracle for EML on C1: the step in dual numbers, one component of
+/// The spec's second oracle: the step in dual numbers, one component of
 /// `(q⁰, v⁰, p⁰, u)` seeded, Newton on `Step::equations` in `Dual64` until the real part
 /// has converged and then on, so that the dual part is the solution's exact derivative
-/// (`tests/stages/linearized.rs`, `dual::newton`). C1 has no constraints: EML's unknowns
-/// are `(q¹, v¹, p¹)` (`3d`), read off as `z⁺`.
-#[test]
-fn c1s_linearisation_is_the_dual_number_steps() {
+/// (`tests/stages/linearized.rs`, `dual::newton`). EML's unknowns start with
+/// `(q¹, v¹, p¹)` (then the multipliers), read off as `z⁺`. Returns
+/// `max|[A B] − dual step| / max|A|`.
+fn dual_error<S, Mdl, MD, const D: usize, const M: usize, const NZ: usize, const N: usize>(
+    (model, dual_model, scheme): (Mdl, MD, S),
+    h: f64,
+    state: &GglState<f64, D, M>,
+    u: f64,
+) -> f64
+where
+    S: Default,
+    Mdl: EmlLinear<S, D, M, NZ>,
+    MD: Step<num_dual::Dual64, S, State = GglState<num_dual::Dual64, D, M>>,
+{
     use livens::solve::Inline;
+    use num_dual::Dual64;
+    assert_eq!(NZ, 3 * D, "z = (q, v, p)");
+    let out = linearize::<S, _, D, M, NZ>(model, h, *state, u);
+    let z = carried::<D, M, NZ>(state);
+    let mut worst = 0.0_f64;
+    for k in 0..=NZ {
+        let seeded = |i: usize| {
+            let value = if i < NZ { z[i] } else { u };
+            Dual64::new(value, if i == k { 1.0 } else { 0.0 })
+        };
+        let known = GglState {
+            t: Dual64::from_re(0.0),
+            q: SVector::from_fn(|i, _| seeded(i)),
+            v: SVector::from_fn(|i, _| seeded(D + i)),
+            p: SVector::from_fn(|i, _| seeded(2 * D + i)),
+            lambda: SVector::zeros(),
+            gamma: SVector::zeros(),
+        };
+        let inputs = [seeded(NZ)];
+        let context = StepContext {
+            h: Dual64::from_re(h),
+            t: Dual64::from_re(0.0),
+            inputs: &inputs,
+        };
+        let mut ws = dual_model.workspace::<Inline>(&scheme);
+        let mut x = SVector::<Dual64, N>::from_fn(|i, _| {
+            if i < NZ {
+                seeded(i)
+            } else {
+                Dual64::from_re(0.0)
+            }
+        });
+        crate::linearized::dual::newton(&dual_model, &scheme, (context, &known), &mut ws, &mut x);
+        let dual = SVector::<f64, NZ>::from_fn(|i, _| x[i].eps);
+        let exact = if k < NZ {
+            out.a.column(k).into_owned()
+        } else {
+            out.b.column(0).into_owned()
+        };
+        worst = worst.max(max_abs(&(exact - dual)) / max_abs(&out.a));
+    }
+    worst
+}
+
+#[test]
+fn the_linearisation_is_the_dual_number_steps() {
     use num_dual::Dual64;
     let h = 0.05;
     for (q, v, u) in STATES {
-        let state = c1_state(q, v);
-        let out = linearize::<Eml, _, 2, 0, 6>(CartPole::new(), h, state, u);
-        let z = carried::<2, 0, 6>(&state);
-        let mut worst = 0.0_f64;
-        for k in 0..=6 {
-            let model = CartPole::<Dual64>::default();
-            let seeded = |i: usize| {
-                Dual64::new(if i < 6 { z[i] } else { u }, if i == k { 1.0 } else { 0.0 })
-            };
-            let known = GglState {
-                t: Dual64::from_re(0.0),
-                q: SVector::from([seeded(0), seeded(1)]),
-                v: SVector::from([seeded(2), seeded(3)]),
-                p: SVector::from([seeded(4), seeded(5)]),
-                lambda: SVector::zeros(),
-                gamma: SVector::zeros(),
-            };
-            let inputs = [seeded(6)];
-            let context = StepContext {
-                h: Dual64::from_re(h),
-                t: Dual64::from_re(0.0),
-                inputs: &inputs,
-            };
-            let mut ws = Step::<Dual64, Eml>::workspace::<Inline>(&model, &Eml);
-            let mut x =
-                SVector::<Dual64, 6>::from_fn(|i, _| [known.q, known.v, known.p][i / 2][i % 2]);
-            crate::linearized::dual::newton(&model, &Eml, (context, &known), &mut ws, &mut x);
-            let dual = SVector::<f64, 6>::from_fn(|i, _| x[i].eps);
-            let exact = if k < 6 {
-                out.a.column(k).into_owned()
-            } else {
-                out.b.column(0).into_owned()
-            };
-            worst = worst.max(max_abs(&(exact - dual)) / max_abs(&out.a));
+        let c1 = (CartPole::new(), CartPole::<Dual64>::default(), Eml);
+        let e1 = dual_error::<_, _, _, 2, 0, 6, 6>(c1, h, &c1_state(q, v), u);
+        let c2 = (
+            CartPoleConstrained::new(),
+            CartPoleConstrained::<Dual64>::default(),
+            Eml,
+        );
+        let e2 = dual_error::<_, _, _, 3, 1, 9, 12>(c2, h, &c2_state(q, v), u);
+        let c2p = (
+            CartPoleConstrained::new(),
+            CartPoleConstrained::<Dual64>::default(),
+            EmlPaper,
+        );
+        let e3 = dual_error::<_, _, _, 3, 1, 9, 10>(c2p, h, &c2_state(q, v), u);
+        println!("q = {q:?}, v = {v:?}, u = {u}: max|[A B] − dual step| C1 Eml {e1:.1e}, C2 Eml {e2:.1e}, C2 EmlPaper {e3:.1e}");
+        for e in [e1, e2, e3] {
+            assert!(e <= 1e-12, "{e:e}");
         }
-        println!("C1 EML q = {q:?}, v = {v:?}, u = {u}: max|[A B] − dual step| = {worst:.1e}");
-        assert!(worst <= 1e-12, "{worst:e}");
     }
 }
