@@ -461,6 +461,7 @@ fn linearized_system(
     let (dl, ml, nl, nzl, nul) = (lit(d), lit(m), lit(n), lit(nz), lit(nu));
     let state = quote!(#p::GglState<T, #dl, #ml>);
     let linear = quote!(#p::families::ggl_linear);
+    let trait_impl = linearize_impl(model, marker, (&carried, &state, nz), &linear);
     Ok(quote! {
         #[allow(unused_variables, unused_mut, clippy::all)]
         impl<T: #p::Real> #linear::LinearizedSystem<T, #marker, #dl, #ml, #nl, #nzl, #nul> for #name<T> {
@@ -480,23 +481,7 @@ fn linearized_system(
             }
         }
 
-        impl<T: #p::Real> #p::Linearize<T, #marker> for #name<T> {
-            const CARRIED: &'static [&'static str] = &[#(#carried),*];
-            type Linearized = #p::Linearized<#state, T, #nzl, #nul>;
-
-            fn linearize<K: #p::Storage>(
-                &self,
-                scheme: &#marker,
-                context: #p::StepContext<'_, T>,
-                state: &Self::State,
-                workspace: &mut Self::Workspace<K>,
-                options: &#p::StepOptions<T>,
-            ) -> ::core::result::Result<Self::Linearized, #p::SolveError<T>> {
-                let parameters = <Self as #p::Model<T, #dl, #ml>>::check_parameters(self);
-                #p::check_step(parameters, #nul, context, state, &options.newton)?;
-                #linear::linearize(self, scheme, context, state, workspace, options)
-            }
-        }
+        #trait_impl
     })
 }
 
@@ -881,27 +866,28 @@ fn assembled_step(
     };
     let linear = linear_driver
         .filter(|_| !model.inputs.is_empty())
-        .map(|driver| linearize_impl(model, &marker, driver));
+        .map(|driver| stage_linearize_impl(model, &marker, driver));
     quote!(#step #linear)
 }
 
-/// `impl Linearize` for a Lobatto IIIA–IIIB family on a model with inputs: the step's
-/// `A = ∂(q¹, p¹)/∂(q⁰, p⁰)` and `B = ∂(q¹, p¹)/∂u` on the ambient `(q, p)`, assembled
-/// from the point kernels (`runtime/src/families/prk_linear.rs`,
-/// `runtime/src/families/prk_holonomic_linear.rs`).
-fn linearize_impl(model: &Model, marker: &TokenStream, driver: &str) -> TokenStream {
-    let driver = format_ident!("{}", driver);
+/// `impl Linearize` for a scheme on a model with inputs: the carried state's names, its
+/// state type and size `nz`, and the runtime module whose `linearize` forms
+/// `A = ∂z⁺/∂z`, `B = ∂z⁺/∂u` (`runtime/src/families/prk_linear.rs`,
+/// `prk_holonomic_linear.rs`, `ggl_linear.rs`), after the step's front door.
+fn linearize_impl(
+    model: &Model,
+    marker: &TokenStream,
+    (carried, state, nz): (&[String], &TokenStream, usize),
+    linear: &TokenStream,
+) -> TokenStream {
     let p = private();
     let name = &model.name;
-    let (d, nu) = (model.dim(), model.inputs.len());
-    let (dl, ml, nzl, nul) = (lit(d), lit(model.n_constraints()), lit(2 * d), lit(nu));
-    let carried = ["q", "p"]
-        .iter()
-        .flat_map(|z| model.coord_names.iter().map(move |c| format!("{z}.{c}")));
+    let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
+    let (nzl, nul) = (lit(nz), lit(model.inputs.len()));
     quote! {
         impl<T: #p::Real> #p::Linearize<T, #marker> for #name<T> {
             const CARRIED: &'static [&'static str] = &[#(#carried),*];
-            type Linearized = #p::Linearized<#p::PhaseState<T, #dl>, T, #nzl, #nul>;
+            type Linearized = #p::Linearized<#state, T, #nzl, #nul>;
 
             fn linearize<K: #p::Storage>(
                 &self,
@@ -913,10 +899,24 @@ fn linearize_impl(model: &Model, marker: &TokenStream, driver: &str) -> TokenStr
             ) -> ::core::result::Result<Self::Linearized, #p::SolveError<T>> {
                 let parameters = <Self as #p::Model<T, #dl, #ml>>::check_parameters(self);
                 #p::check_step(parameters, #nul, context, state, &options.newton)?;
-                #p::families::#driver::linearize(self, scheme, context, state, workspace, options)
+                #linear::linearize(self, scheme, context, state, workspace, options)
             }
         }
     }
+}
+
+/// `impl Linearize` for a Lobatto IIIA–IIIB family, on the ambient `z = (q, p)`.
+fn stage_linearize_impl(model: &Model, marker: &TokenStream, driver: &str) -> TokenStream {
+    let p = private();
+    let driver = format_ident!("{}", driver);
+    let carried: Vec<String> = ["q", "p"]
+        .iter()
+        .flat_map(|z| model.coord_names.iter().map(move |c| format!("{z}.{c}")))
+        .collect();
+    let dl = lit(model.dim());
+    let state = quote!(#p::PhaseState<T, #dl>);
+    let linear = quote!(#p::families::#driver);
+    linearize_impl(model, marker, (&carried, &state, 2 * model.dim()), &linear)
 }
 
 /// The stage Jacobian is planned when its plan takes at most this share of the dense
