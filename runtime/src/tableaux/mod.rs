@@ -7,7 +7,8 @@
 //! function at infinity ([`Tableau::stability_at_infinity`]).
 //!
 //! Provided: [`PartitionedTableau::lobatto_iiia_iiib`] (any `S ≥ 2`),
-//! [`Tableau::lobatto_iiia`], [`Tableau::lobatto_iiib`].
+//! [`Tableau::lobatto_iiia`], [`Tableau::lobatto_iiib`], and the Galerkin schemes'
+//! Lagrange bases and quadratures ([`GalerkinTable`](crate::tableaux::GalerkinTable)).
 //!
 // rustdoc resolves the links of this doc in the crate root, where the `mod` line's doc
 // lives, hence the full paths.
@@ -21,9 +22,12 @@
 //! [`PartitionedTableau::symplectic_defect`]: crate::tableaux::PartitionedTableau::symplectic_defect
 //! [`PartitionedTableau::lobatto_iiia_iiib`]: crate::tableaux::PartitionedTableau::lobatto_iiia_iiib
 mod conditions;
+mod galerkin;
 mod lobatto;
 mod nodes;
 mod stability;
+
+pub use galerkin::{admissible, GalerkinTable, Inadmissible, Quadrature, MAX_POINTS};
 
 /// An `S`-stage Runge–Kutta tableau: row `i` of `a` is stage `i`, so the stages are
 /// `Yᵢ = y₀ + h Σⱼ a[i][j] kⱼ` and the step is `y₁ = y₀ + h Σᵢ b[i] kᵢ`.
