@@ -48,6 +48,7 @@ use super::blocks::{Assembly, Stage};
 use super::point::Hessians;
 use super::stages::StageWorkspace;
 use super::stages::{set_block, stage_velocities, Known, StageBuffers, StageEquations};
+use crate::error::SolveError;
 use crate::kernels::PointKernels;
 use crate::model::Real;
 use crate::schemes::LobattoIIIAIIIB;
@@ -93,6 +94,7 @@ where
     Mdl: PointKernels<T, D>,
 {
     type Scheme = LobattoIIIAIIIB<S>;
+    type Coefficients = crate::tableaux::PartitionedTableau<S>;
     type State = PhaseState<T, D>;
 
     /// `Vⁱ = v`, the state's guess.
@@ -165,7 +167,7 @@ where
         &mut self,
         known: &Known<'_, T, Mdl, (), S, D>,
         x: &SVector<T, N>,
-    ) -> PhaseState<T, D> {
+    ) -> Result<PhaseState<T, D>, SolveError<T>> {
         let (h, tableau) = (known.h, known.tableau);
         let (q, v) = stages(known, x);
         let (mut q1, mut p1) = (*known.q0, *known.p0);
@@ -179,11 +181,11 @@ where
                 T::one(),
             );
         }
-        PhaseState {
+        Ok(PhaseState {
             t: known.t0 + h,
             q: q1,
             p: p1,
             v: v[S - 1],
-        }
+        })
     }
 }

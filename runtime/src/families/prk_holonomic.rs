@@ -60,6 +60,7 @@ use super::blocks::{Assembly, Kernel};
 use super::point::{Constrained, Holonomic, StageValues};
 use super::stages::StageWorkspace;
 use super::stages::{block, set_block, stage_velocities, Known, StageBuffers, StageEquations};
+use crate::error::SolveError;
 use crate::kernels::{HolonomicKernels, PointKernels};
 use crate::model::Real;
 use crate::schemes::HolonomicLobatto;
@@ -150,6 +151,7 @@ where
     Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
 {
     type Scheme = HolonomicLobatto<S>;
+    type Coefficients = crate::tableaux::PartitionedTableau<S>;
     type State = PhaseState<T, D>;
 
     /// `Vⁱ = v¹ = v` (the state's velocity), `Λʲ = 0`.
@@ -261,14 +263,14 @@ where
         &mut self,
         known: &Known<'_, T, Mdl, (), S, D>,
         x: &SVector<T, N>,
-    ) -> PhaseState<T, D> {
+    ) -> Result<PhaseState<T, D>, SolveError<T>> {
         let it = Iterate::<T, S, D, M>::new(known, x);
         let w = self.point.forces(known, it.stages());
-        PhaseState {
+        Ok(PhaseState {
             t: known.t0 + known.h,
             q: it.q1,
             p: known.combine(known.p0, &w, &known.tableau.b_hat),
             v: it.v1,
-        }
+        })
     }
 }

@@ -52,6 +52,7 @@ use nalgebra::{ArrayStorage, SMatrix, SVector};
 use super::blocks::{Assembly, Kernel};
 use super::stages::StageWorkspace;
 use super::stages::{set_block, stage_velocities, Known, StageBuffers, StageEquations};
+use crate::error::SolveError;
 use crate::kernels::PointKernels;
 use crate::model::{Configuration, Real};
 use crate::schemes::LobattoIIIAIIIB;
@@ -206,6 +207,7 @@ where
     Mdl: PointKernels<T, D, Q>,
 {
     type Scheme = LobattoIIIAIIIB<S>;
+    type Coefficients = crate::tableaux::PartitionedTableau<S>;
     type State = PhaseState<T, D, Q>;
 
     /// `Hⁱ = v`, the state's guess.
@@ -340,14 +342,14 @@ where
         &mut self,
         known: &Known<'_, T, Mdl, (), S, D, Q>,
         x: &Vector<T, N>,
-    ) -> PhaseState<T, D, Q> {
+    ) -> Result<PhaseState<T, D, Q>, SolveError<T>> {
         let stages = stage_values(known, x);
         let node = node(known, x, &stages);
-        PhaseState {
+        Ok(PhaseState {
             t: known.t0 + known.h,
             q: SpaceOf::<Mdl, T, D, Q>::retract(known.q0, &node.xi),
             p: node.ad_t * node.z0,
             v: stage_velocities::<T, S, D, N>(x)[S - 1],
-        }
+        })
     }
 }

@@ -176,7 +176,7 @@ pub(crate) fn converged<T, Mdl, F, K, const S: usize, const D: usize, const N: u
     scheme: &F::Scheme,
     context: StepContext<'_, T>,
     state: &F::State,
-    ws: &mut StageWorkspace<T, F, S, N, K>,
+    ws: &mut StageWorkspace<T, F, S, N, K, F::Coefficients>,
     options: &StepOptions<T>,
 ) -> Result<(F::State, StepReport<T>, SVector<T, N>, Lu<T, N>), SolveError<T>>
 where

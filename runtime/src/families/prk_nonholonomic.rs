@@ -234,6 +234,7 @@ where
     R: MultiplierRule,
 {
     type Scheme = R::Scheme<S>;
+    type Coefficients = crate::tableaux::PartitionedTableau<S>;
     type State = NonholonomicState<T, D, K>;
 
     /// `λₖ`: carried, the state's (the continuous one if it has none); recomputed, the
@@ -364,7 +365,7 @@ where
         &mut self,
         node: &Node<'_, T, Mdl, S, D, K>,
         x: &SVector<T, N>,
-    ) -> NonholonomicState<T, D, K> {
+    ) -> Result<NonholonomicState<T, D, K>, SolveError<T>> {
         let tab = node.tableau;
         let it = Iterate::<T, S, D, K>::new(node, x);
         let w = it.forces(node, &mut self.point);
@@ -378,12 +379,12 @@ where
         } else {
             multiplier(node.model, (t, &node.inputs()), &q, &v).unwrap_or(it.lambda[S - 1])
         };
-        NonholonomicState {
+        Ok(NonholonomicState {
             t,
             q,
             p: node.combine(node.p0, &w, &tab.b_hat),
             v,
             lambda: Some(lambda),
-        }
+        })
     }
 }

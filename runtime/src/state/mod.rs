@@ -1,12 +1,14 @@
 //! The states schemes carry, one type per layout, and the one trait through which
 //! diagnostics and output read the values at a node.
 mod consistent;
+mod galerkin;
 mod ggl;
 pub(crate) mod multiplier;
 mod nonholonomic;
 mod phase;
 
 pub use consistent::Consistency;
+pub use galerkin::{GalerkinState, Lagged};
 pub use ggl::GglState;
 pub use multiplier::nonholonomic_multiplier;
 pub use nonholonomic::NonholonomicState;

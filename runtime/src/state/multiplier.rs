@@ -1,11 +1,12 @@
-//! The multiplier of nonholonomic constraints from the continuous equations (spec 002
-//! §4.8): the nonholonomic Lobatto method converges with its full order in `λ`, and in
-//! `q`, `p` for s ≥ 3, only when its first `Λ¹ = λ₀` is this one (spec 002 §4.8: with
-//! `λ₀ = 0` the orders drop).
+//! The multipliers from the continuous equations, of nonholonomic constraints (spec 002
+//! §4.8: the nonholonomic Lobatto method converges with its full order in `λ`, and in
+//! `q`, `p` for s ≥ 3, only when its first `Λ¹ = λ₀` is this one; with `λ₀ = 0` the
+//! orders drop) and of holonomic ones (the multiplier the Galerkin family reports, eq.
+//! (70) of the Galerkin paper).
 use nalgebra::{SMatrix, SVector};
 
 use crate::error::{InitError, SolveError};
-use crate::kernels::{NonholonomicKernels, PointKernels};
+use crate::kernels::{HolonomicKernels, NonholonomicKernels, PointKernels};
 use crate::model::{InputValues, Real};
 use crate::solve::lu::{self, Lu};
 
@@ -51,6 +52,59 @@ where
     T: Real,
     Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
 {
+    let constraints = (
+        |q: &SVector<T, D>, out: &mut [[T; K]; D]| model.a(q, out),
+        |q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; K]; D]| model.a_v_q(q, v, out),
+    );
+    continuous(model, (t, u), q, v, constraints)
+}
+
+/// The multiplier of holonomic constraints `g(q) = 0` from the continuous equations at
+/// `(q, v)`, `v` tangent (`G v = 0`), with the sign of a Lagrangian `L − g(q)·λ`
+/// (constraint force `−Gᵀλ`, as the GGL and Galerkin families write it): `d²g/dt² = 0`
+/// with `d/dt D₂L = D₁L + F − Gᵀλ` gives, with `M = D₂₂L`, `f = D₁L + F − (∂D₂L/∂q) v`,
+///
+/// ```text
+/// (G M⁻¹ Gᵀ) λ = (∂(G v)/∂q) v + G M⁻¹ f
+/// ```
+///
+/// the Galerkin paper's eq. (70) in Lagrangian terms (spec `next_packages.md` §B.3: for
+/// a constant `M`, `λ = (G M⁻¹ Gᵀ)⁻¹ (D²g(M⁻¹p, M⁻¹p) − G M⁻¹ ∇V)`).
+pub(crate) fn holonomic_multiplier<T, Mdl, const D: usize, const M: usize>(
+    model: &Mdl,
+    (t, u): (T, &Mdl::Inputs),
+    q: &SVector<T, D>,
+    v: &SVector<T, D>,
+) -> Result<SVector<T, M>, SolveError<T>>
+where
+    T: Real,
+    Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
+{
+    let constraints = (
+        |q: &SVector<T, D>, out: &mut [[T; M]; D]| model.phi_q(q, out),
+        |q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; M]; D]| model.phi_qv(q, v, out),
+    );
+    // The nonholonomic form's force is `+Aᵀλ`: the same equations give `−λ`.
+    continuous(model, (t, u), q, v, constraints).map(|lambda| -lambda)
+}
+
+/// `λ` of `d/dt D₂L = D₁L + F + Rᵀλ` with `R(q) v = 0` differentiated once in time:
+/// `(R M⁻¹ Rᵀ) λ = −(∂(R v)/∂q) v − R M⁻¹ f`, `R` and `∂(R v)/∂q` from `matrix` and
+/// `times_v`.
+fn continuous<T, Mdl, const D: usize, const K: usize>(
+    model: &Mdl,
+    (t, u): (T, &Mdl::Inputs),
+    q: &SVector<T, D>,
+    v: &SVector<T, D>,
+    (matrix, times_v): (
+        impl Fn(&SVector<T, D>, &mut [[T; K]; D]),
+        impl Fn(&SVector<T, D>, &SVector<T, D>, &mut [[T; K]; D]),
+    ),
+) -> Result<SVector<T, K>, SolveError<T>>
+where
+    T: Real,
+    Mdl: PointKernels<T, D>,
+{
     // One `D × D` buffer, for `∂D₂L/∂q` and then `M`, factored in place: the recomputed
     // nonholonomic family calls this twice a step, on the step's stack.
     let mut square = [[T::zero(); D]; D];
@@ -69,7 +123,7 @@ where
     let mut perm = [0; D];
     lu::factor_in_place(&mut square, &mut perm)?;
     let mut a = [[T::zero(); K]; D];
-    model.a(q, &mut a);
+    matrix(q, &mut a);
     let a = SMatrix::<T, K, D>::from_data(nalgebra::ArrayStorage(a));
     let mut minv_at: SMatrix<T, D, K> = a.transpose();
     for c in 0..K {
@@ -79,7 +133,7 @@ where
     }
     lu::solve_in_place(&square, &perm, &mut f);
     let mut a_v_q = [[T::zero(); K]; D];
-    model.a_v_q(q, v, &mut a_v_q);
+    times_v(q, v, &mut a_v_q);
     let a_v_q = SMatrix::<T, K, D>::from_data(nalgebra::ArrayStorage(a_v_q));
     let mut lambda = -(a_v_q * v) - a * f;
     Lu::factor(a * minv_at)?.solve_in_place(&mut lambda);

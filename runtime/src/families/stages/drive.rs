@@ -21,7 +21,7 @@ pub fn step<T, Mdl, F, K, const S: usize, const D: usize, const N: usize, const 
     _scheme: &F::Scheme,
     context: StepContext<'_, T>,
     state: &F::State,
-    ws: &mut StageWorkspace<T, F, S, N, K>,
+    ws: &mut StageWorkspace<T, F, S, N, K, F::Coefficients>,
     options: &StepOptions<T>,
 ) -> Result<(F::State, StepReport<T>), SolveError<T>>
 where
@@ -43,7 +43,7 @@ where
     let (newton, mut system) = ws.split(model, known, start, extra);
     F::guess(&system.known, state, &mut newton.x);
     let report = solve::solve(newton, &options.newton, &mut system)?;
-    let next = system.kernels.next_state(&system.known, &newton.x);
+    let next = system.kernels.next_state(&system.known, &newton.x)?;
     Ok((next, report))
 }
 
@@ -65,7 +65,7 @@ pub fn equations<
     _scheme: &F::Scheme,
     context: StepContext<'_, T>,
     state: &F::State,
-    ws: &mut StageWorkspace<T, F, S, N, K>,
+    ws: &mut StageWorkspace<T, F, S, N, K, F::Coefficients>,
     x: &[T],
     r: &mut [T],
     jac: &mut [T],
@@ -102,7 +102,7 @@ pub fn stage_system<
     const Q: usize,
 >(
     model: &Mdl,
-    ws: &'w mut StageWorkspace<T, F, S, N, K>,
+    ws: &'w mut StageWorkspace<T, F, S, N, K, F::Coefficients>,
     h: T,
     q0: &SVector<T, Q>,
     p0: &SVector<T, D>,

@@ -8,11 +8,21 @@ use crate::tableaux::PartitionedTableau;
 
 /// The known values of a step, as the family's methods see them.
 #[derive(Clone, Copy, Debug)]
-pub struct Known<'a, T: Real, Mdl, X, const S: usize, const D: usize, const Q: usize = D> {
+pub struct Known<
+    'a,
+    T: Real,
+    Mdl,
+    X,
+    const S: usize,
+    const D: usize,
+    const Q: usize = D,
+    C = PartitionedTableau<S>,
+> {
     /// The model, for its kernels.
     pub model: &'a Mdl,
-    /// The workspace's tableau.
-    pub tableau: &'a PartitionedTableau<S>,
+    /// The workspace's coefficients: a partitioned tableau, or the family's own
+    /// ([`StageEquations::Coefficients`](super::StageEquations::Coefficients)).
+    pub tableau: &'a C,
     /// The step size.
     pub h: T,
     /// Time at the start of the step.
@@ -64,9 +74,9 @@ impl<T: Real, Mdl, X, const S: usize, const D: usize, const Q: usize>
     }
 }
 
-/// The stage forces of the unconstrained Lagrangian, with the model's forces.
-impl<T: Real, Mdl: PointKernels<T, D>, X, const S: usize, const D: usize>
-    Known<'_, T, Mdl, X, S, D>
+/// The inputs, whatever the coefficients.
+impl<T: Real, Mdl: PointKernels<T, D>, X, const S: usize, const D: usize, C>
+    Known<'_, T, Mdl, X, S, D, D, C>
 {
     /// The inputs held over the step ([`Configuration::Inputs`](crate::Configuration::Inputs)).
     pub fn inputs(&self) -> Mdl::Inputs {
@@ -74,7 +84,12 @@ impl<T: Real, Mdl: PointKernels<T, D>, X, const S: usize, const D: usize>
         // the derivative oracles' `stage_system`, which takes none.
         Mdl::Inputs::from_slice(self.inputs).unwrap_or_else(Mdl::Inputs::zeros)
     }
+}
 
+/// The stage forces of the unconstrained Lagrangian, with the model's forces.
+impl<T: Real, Mdl: PointKernels<T, D>, X, const S: usize, const D: usize>
+    Known<'_, T, Mdl, X, S, D>
+{
     /// The time of stage `j`, `t⁰ + cⱼ h` (`cⱼ = Σₗ aⱼₗ`, the Lobatto IIIA nodes).
     pub fn stage_time(&self, j: usize) -> T {
         let c: T = nalgebra::convert(self.tableau.c[j]);

@@ -109,6 +109,7 @@ pub type KnownOf<
     S,
     D,
     Q,
+    <F as StageEquations<T, Mdl, S, D, N, Q>>::Coefficients,
 >;
 
 /// The equations of a family with `S` stages on a model `Mdl` of `D` coordinates (its
@@ -131,6 +132,9 @@ pub trait StageEquations<
 {
     /// The scheme marker the family steps (`LobattoIIIAIIIB<S>`, …).
     type Scheme;
+    /// The coefficients the workspace holds and [`Known::tableau`] shows: the
+    /// partitioned tableau of the Lobatto families, the Galerkin tables.
+    type Coefficients: Clone + Debug + PartialEq;
     /// What the family carries from node to node.
     type State: StepStart<T, Mdl, D, Q>;
 
@@ -169,10 +173,11 @@ pub trait StageEquations<
         x: &SVector<T, N>,
         out: Assembly<'_, T, N>,
     );
-    /// The next state from Newton's solution `x`.
+    /// The next state from Newton's solution `x`, or the error of a family's
+    /// post-processing (the Galerkin family's momentum projection).
     fn next_state(
         &mut self,
         known: &KnownOf<'_, T, Mdl, Self, S, D, N, Q>,
         x: &SVector<T, N>,
-    ) -> Self::State;
+    ) -> Result<Self::State, SolveError<T>>;
 }

@@ -13,9 +13,16 @@ use crate::tableaux::PartitionedTableau;
 /// the family's kernel buffers `F`, every `N × N` matrix in storage `K`. Each family
 /// names it after itself (a type alias over its buffers).
 #[derive(Clone, Debug, PartialEq)]
-pub struct StageWorkspace<T: Real, F, const S: usize, const N: usize, K: Storage> {
+pub struct StageWorkspace<
+    T: Real,
+    F,
+    const S: usize,
+    const N: usize,
+    K: Storage,
+    C = PartitionedTableau<S>,
+> {
     newton: Workspace<T, N, K>,
-    tableau: PartitionedTableau<S>,
+    tableau: C,
     kernels: F,
     plan: Option<&'static Plan>,
 }
@@ -25,6 +32,15 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
 {
     /// A workspace for the Lobatto IIIA–IIIB pair with `S` stages.
     pub fn lobatto() -> Self {
+        Self::with_coefficients(PartitionedTableau::lobatto_iiia_iiib())
+    }
+}
+
+impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage, C>
+    StageWorkspace<T, F, S, N, K, C>
+{
+    /// A workspace for the family's equations with the coefficients `coefficients`.
+    pub fn with_coefficients(coefficients: C) -> Self {
         const {
             assert!(
                 N == S * F::PER_STAGE + F::AFTER_STAGES,
@@ -33,7 +49,7 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
         };
         Self {
             newton: Workspace::new(),
-            tableau: PartitionedTableau::lobatto_iiia_iiib(),
+            tableau: coefficients,
             kernels: F::zeros(),
             plan: None,
         }
@@ -54,8 +70,8 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
         self.newton.x
     }
 
-    /// The tableau.
-    pub fn tableau(&self) -> &PartitionedTableau<S> {
+    /// The coefficients (the tableau).
+    pub fn tableau(&self) -> &C {
         &self.tableau
     }
 
@@ -78,7 +94,7 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
     )
     where
         'w: 's,
-        F: StageEquations<T, Mdl, S, D, N, Q>,
+        F: StageEquations<T, Mdl, S, D, N, Q, Coefficients = C>,
     {
         let known: KnownOf<'s, T, Mdl, F, S, D, N, Q> = Known {
             model,
