@@ -55,8 +55,8 @@ pub use model::{
 pub use schemes::info::{Orders, SchemeInfo};
 pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
 pub use state::{
-    nonholonomic_multiplier, Consistency, FromNode, GglState, NodeValues, NonholonomicState,
-    PhaseState,
+    nonholonomic_multiplier, Consistency, FromNode, GalerkinState, GglState, Lagged, NodeValues,
+    NonholonomicState, PhaseState,
 };
 pub use step::{Guess, Step, StepContext, StepOptions};
 

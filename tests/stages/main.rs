@@ -13,6 +13,7 @@ mod support {
     pub mod symplectic;
 }
 mod forced;
+mod galerkin;
 mod holonomic_lobatto;
 mod inputs;
 mod lie_lobatto;
