@@ -14,6 +14,7 @@ mod support {
 }
 mod forced;
 mod galerkin;
+mod galerkin_orders;
 mod holonomic_lobatto;
 mod inputs;
 mod lie_lobatto;
