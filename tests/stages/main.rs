@@ -15,6 +15,7 @@ mod support {
 mod forced;
 mod galerkin;
 mod galerkin_orders;
+mod galerkin_structure;
 mod holonomic_lobatto;
 mod inputs;
 mod lie_lobatto;

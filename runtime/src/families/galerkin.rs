@@ -193,19 +193,25 @@ impl<T: Real, const D: usize, const M: usize, const R: usize> Iterate<T, D, M, R
         for (nu, point) in control.iter_mut().enumerate().take(S + 1).skip(1) {
             *point = block(x, (nu - 1) * D);
         }
-        let at = |weights: &[f64; MAX_POINTS]| {
-            let mut sum = SVector::<T, D>::zeros();
-            for (point, &w) in control.iter().zip(weights).take(S + 1) {
-                sum.axpy(c(w), point, T::one());
+        // Σ_ν w_ν q^ν as q⁰ Σ_ν w_ν + Σ_{ν≥1} w_ν (q^ν − q⁰), with Σ_ν ℓ_ν = 1 and
+        // Σ_ν ℓ̇_ν = 0 exactly: the increments are small, so the sums lose no digits to
+        // cancellation (a rounding per step in the momentum map otherwise, measured
+        // 2e-13 in `I_z` over 200 steps of the double pendulum at s = 3).
+        let increments: [SVector<T, D>; MAX_POINTS] =
+            core::array::from_fn(|nu| control[nu] - control[0]);
+        let combine = |start: SVector<T, D>, weights: &[f64; MAX_POINTS]| {
+            let mut sum = start;
+            for (increment, &w) in increments.iter().zip(weights).take(S + 1).skip(1) {
+                sum.axpy(c(w), increment, T::one());
             }
             sum
         };
         let inv_h = T::one() / known.h;
-        let q = core::array::from_fn(|i| at(&tab.basis[i]));
-        let v = core::array::from_fn(|i| at(&tab.slope[i]) * inv_h);
+        let q = core::array::from_fn(|i| combine(control[0], &tab.basis[i]));
+        let v = core::array::from_fn(|i| combine(SVector::zeros(), &tab.slope[i]) * inv_h);
         let mut xa = [SVector::zeros(); MAX_POINTS];
         for (a, point) in xa.iter_mut().enumerate().take(W + 1) {
-            *point = at(&tab.at_multiplier[a]);
+            *point = combine(control[0], &tab.at_multiplier[a]);
         }
         // X₀ and X_w are control points: exactly, not through the basis' round-off.
         xa[0] = control[0];
