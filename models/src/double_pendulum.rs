@@ -1,7 +1,7 @@
 //! The 3D double pendulum of the Galerkin paper (Wenger, Ober-Blöbaum, Leyendecker,
 //! "Construction and analysis of higher order variational integrators for dynamical
 //! systems with holonomic constraints", §4, Fig. 3; spec `next_packages.md` §B.6 E2).
-use livens::SVector;
+use livens::{Consistency, GglState, InitError, SVector};
 use livens_macros::model;
 use nalgebra::ComplexField;
 
@@ -55,5 +55,11 @@ impl DoublePendulum3d<f64> {
         let q = SVector::from([r1[0], r1[1], r1[2], r2[0], r2[1], r2[2]]);
         let v = SVector::from([0.0, 1.0, 0.0, 0.5, 1.0, 0.0]);
         (q, v)
+    }
+
+    /// That initial state, on both constraint levels (checked, not projected).
+    pub fn initial_state(&self) -> Result<GglState<f64, 6, 2>, InitError<f64>> {
+        let (q, v) = self.initial_positions_velocities();
+        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-15 })
     }
 }

@@ -24,6 +24,8 @@ catalogue! {
     "top" => LagrangeTop,
     "four-particles" => FourParticles,
     "spherical-pendulum" => SphericalPendulum,
+    "planar-pendulum" => PlanarPendulum,
+    "double-pendulum" => DoublePendulum3d,
     "nonholonomic-particle" => NonholonomicParticle,
     "transmission" => Transmission,
     "chaotic" => Chaotic,
