@@ -44,6 +44,18 @@ impl Quadrature {
         }
     }
 
+    /// The rule named `name` as `model!` spells it (a choice of the catalogue's
+    /// `Quadrature`, `livens::schemes::Gauss`'s name), if there is one.
+    pub const fn named(name: &str) -> Option<Self> {
+        if same(name, Self::Gauss.name()) {
+            Some(Self::Gauss)
+        } else if same(name, Self::Lobatto.name()) {
+            Some(Self::Lobatto)
+        } else {
+            None
+        }
+    }
+
     /// Its order as a quadrature rule with `r` nodes (the paper's ordL).
     pub const fn order(self, r: usize) -> usize {
         match self {
@@ -51,6 +63,49 @@ impl Quadrature {
             Self::Lobatto => 2 * r - 2,
         }
     }
+}
+
+/// `a == b`, in a `const fn`.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The order of `Galerkin(s, w, rule, r)` in `q`, and so in the state's `p` and `λ`,
+/// which are recomputed from `q` (the projected momentum (4), the multiplier (70)): the
+/// paper's Thm 2 and Tables 1–2 (spec `next_packages.md` §B.4, §B.7). With
+/// `ordL = rule.order(r)`, `min(ordL, 2w)` while the multipliers keep up with the
+/// positions (`s ≤ w + 1`), else `max(2, 2(2w − s + 1))`: the constraint, met at only
+/// `w` points, caps the positions. For an admissible combination ([`admissible`]).
+pub const fn galerkin_order(s: usize, w: usize, rule: Quadrature, r: usize) -> u32 {
+    let order = if s <= w + 1 {
+        let ord_l = rule.order(r);
+        if ord_l < 2 * w {
+            ord_l
+        } else {
+            2 * w
+        }
+    } else if 2 * w + 1 > s {
+        let capped = 2 * (2 * w + 1 - s);
+        if capped > 2 {
+            capped
+        } else {
+            2
+        }
+    } else {
+        2
+    };
+    order as u32
 }
 
 /// Why a combination `(s, w, rule, r)` has no Galerkin integrator (the paper's Thm 1 and
@@ -245,6 +300,62 @@ mod tests {
         check::<4, 4, 5>(Quadrature::Lobatto);
         check::<6, 6, 6>(Quadrature::Gauss);
         check::<7, 7, 8>(Quadrature::Lobatto);
+    }
+
+    /// Table 1 (Gauss, any `r ≥ s`; Lobatto with `r ≥ s + 1` the same) and Table 2
+    /// (Lobatto with `r = s`) of the paper, row `w`, column `s`.
+    #[test]
+    fn orders_are_the_papers_tables() {
+        use Quadrature::{Gauss, Lobatto};
+        #[rustfmt::skip]
+        let table_1: [(usize, &[(usize, u32)]); 6] = [
+            (1, &[(1, 2), (2, 2), (3, 2), (4, 2), (5, 2), (6, 2)]),
+            (2, &[(2, 4), (3, 4), (4, 2), (5, 2), (6, 2)]),
+            (3, &[(3, 6), (4, 6), (5, 4), (6, 2)]),
+            (4, &[(4, 8), (5, 8), (6, 6)]),
+            (5, &[(5, 10), (6, 10)]),
+            (6, &[(6, 12)]),
+        ];
+        for (w, row) in table_1 {
+            for &(s, order) in row {
+                for r in s..=8 {
+                    assert_eq!(
+                        galerkin_order(s, w, Gauss, r),
+                        order,
+                        "Gauss ({s}, {w}, {r})"
+                    );
+                }
+                for r in s + 1..=8 {
+                    assert_eq!(
+                        galerkin_order(s, w, Lobatto, r),
+                        order,
+                        "Lobatto ({s}, {w}, {r})"
+                    );
+                }
+            }
+        }
+        #[rustfmt::skip]
+        let table_2: [((usize, usize), u32); 15] = [
+            ((2, 2), 2), ((3, 2), 4), ((3, 3), 4), ((4, 3), 6), ((4, 4), 6),
+            ((5, 4), 8), ((5, 5), 8), ((6, 5), 10), ((6, 6), 10),
+            ((4, 2), 2), ((5, 2), 2), ((6, 2), 2), ((5, 3), 4), ((6, 3), 2), ((6, 4), 6),
+        ];
+        for ((s, w), order) in table_2 {
+            assert_eq!(
+                galerkin_order(s, w, Lobatto, s),
+                order,
+                "Lobatto ({s}, {w}, {s})"
+            );
+        }
+    }
+
+    #[test]
+    fn rules_are_named_as_model_spells_them() {
+        for rule in [Quadrature::Gauss, Quadrature::Lobatto] {
+            assert_eq!(Quadrature::named(rule.name()), Some(rule));
+        }
+        assert_eq!(Quadrature::named("Radau"), None);
+        assert_eq!(Quadrature::named("Gaus"), None);
     }
 
     #[test]

@@ -27,7 +27,9 @@ mod lobatto;
 mod nodes;
 mod stability;
 
-pub use galerkin::{admissible, GalerkinTable, Inadmissible, Quadrature, MAX_POINTS};
+pub use galerkin::{
+    admissible, galerkin_order, GalerkinTable, Inadmissible, Quadrature, MAX_POINTS,
+};
 
 /// An `S`-stage Runge–Kutta tableau: row `i` of `a` is stage `i`, so the stages are
 /// `Yᵢ = y₀ + h Σⱼ a[i][j] kⱼ` and the step is `y₁ = y₀ + h Σᵢ b[i] kᵢ`.
