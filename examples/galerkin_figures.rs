@@ -139,7 +139,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .x_label_area_size(40)
         .y_label_area_size(80)
         .build_cartesian_2d(0.0..100.0, 0.0..top)?;
-    chart.configure_mesh().x_desc("t").y_desc("|E − E₀|").draw()?;
+    chart
+        .configure_mesh()
+        .x_desc("t")
+        .y_desc("|E − E₀|")
+        .draw()?;
     let series = [
         (&b, RED, "(b) s = 5, Lobatto(5), w = 3, h = 0.01"),
         (&a, BLUE, "(a) s = 5, Gauss(5), w = 4, h = 0.1"),
@@ -150,7 +154,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .label(label)
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color));
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).draw()?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
     root.present()?;
     println!("wrote {path}");
 
@@ -158,32 +165,71 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let reference = reference_q();
     let counts = [4, 8, 16, 32, 64, 128];
     let curves: Vec<(String, Vec<(f64, f64)>)> = vec![
-        ("s = w = r = 1".into(), work_precision::<1, 1, Gauss, 1, 3>(&reference, &[64, 128, 256, 512, 1024, 2048])),
-        ("s = w = r = 2".into(), work_precision::<2, 2, Gauss, 2, 6>(&reference, &counts)),
-        ("s = w = r = 3".into(), work_precision::<3, 3, Gauss, 3, 9>(&reference, &counts)),
-        ("s = w = r = 4".into(), work_precision::<4, 4, Gauss, 4, 12>(&reference, &counts[..5])),
-        ("s = w = r = 5".into(), work_precision::<5, 5, Gauss, 5, 15>(&reference, &counts[..4])),
-        ("s = w = r = 6".into(), work_precision::<6, 6, Gauss, 6, 18>(&reference, &counts[..3])),
-        ("s = w = 2, Lobatto(3)".into(), work_precision::<2, 2, Lobatto, 3, 6>(&reference, &counts)),
-        ("s = w = 5, Lobatto(6)".into(), work_precision::<5, 5, Lobatto, 6, 15>(&reference, &counts[..4])),
+        (
+            "s = w = r = 1".into(),
+            work_precision::<1, 1, Gauss, 1, 3>(&reference, &[64, 128, 256, 512, 1024, 2048]),
+        ),
+        (
+            "s = w = r = 2".into(),
+            work_precision::<2, 2, Gauss, 2, 6>(&reference, &counts),
+        ),
+        (
+            "s = w = r = 3".into(),
+            work_precision::<3, 3, Gauss, 3, 9>(&reference, &counts),
+        ),
+        (
+            "s = w = r = 4".into(),
+            work_precision::<4, 4, Gauss, 4, 12>(&reference, &counts[..5]),
+        ),
+        (
+            "s = w = r = 5".into(),
+            work_precision::<5, 5, Gauss, 5, 15>(&reference, &counts[..4]),
+        ),
+        (
+            "s = w = r = 6".into(),
+            work_precision::<6, 6, Gauss, 6, 18>(&reference, &counts[..3]),
+        ),
+        (
+            "s = w = 2, Lobatto(3)".into(),
+            work_precision::<2, 2, Lobatto, 3, 6>(&reference, &counts),
+        ),
+        (
+            "s = w = 5, Lobatto(6)".into(),
+            work_precision::<5, 5, Lobatto, 6, 15>(&reference, &counts[..4]),
+        ),
     ];
     println!("Figs. 4 and 5: |q(1) − q_ref(1)| against the run time (median of 7)");
     for (label, points) in &curves {
-        let cells: Vec<String> = points.iter().map(|(t, e)| format!("{e:.1e} in {:.0} µs", t * 1e6)).collect();
+        let cells: Vec<String> = points
+            .iter()
+            .map(|(t, e)| format!("{e:.1e} in {:.0} µs", t * 1e6))
+            .collect();
         println!("  {label:24} {}", cells.join(", "));
     }
     let path = format!("{folder}/galerkin_fig4.svg");
     let root = SVGBackend::new(&path, (900, 600)).into_drawing_area();
     root.fill(&WHITE)?;
     let all = curves.iter().flat_map(|c| c.1.iter());
-    let (t_min, t_max) = all.clone().fold((f64::MAX, 0.0f64), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (t_min, t_max) = all
+        .clone()
+        .fold((f64::MAX, 0.0f64), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let mut chart = ChartBuilder::on(&root)
-        .caption("Error against run time, planar pendulum (Figs. 4, 5)", ("sans-serif", 22))
+        .caption(
+            "Error against run time, planar pendulum (Figs. 4, 5)",
+            ("sans-serif", 22),
+        )
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(80)
-        .build_cartesian_2d((t_min * 0.8..t_max * 1.2).log_scale(), (1e-15..1e-1).log_scale())?;
-    chart.configure_mesh().x_desc("run time (s)").y_desc("|q(1) − q_ref(1)|").draw()?;
+        .build_cartesian_2d(
+            (t_min * 0.8..t_max * 1.2).log_scale(),
+            (1e-15..1e-1).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("run time (s)")
+        .y_desc("|q(1) − q_ref(1)|")
+        .draw()?;
     let colors = [
         BLACK,
         BLUE,
@@ -202,7 +248,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color));
         chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).draw()?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
     root.present()?;
     println!("wrote {path}");
     Ok(())

@@ -86,7 +86,7 @@ pub mod __private {
     }
     pub use crate::linearize::{Linearize, Linearized};
     pub use crate::solve::{max_abs, StepReport, Storage, Workspace};
-    pub use crate::state::{GglState, NodeValues, NonholonomicState, PhaseState};
+    pub use crate::state::{GalerkinState, GglState, NodeValues, NonholonomicState, PhaseState};
     pub use crate::step::check_step;
     pub use crate::step::{Block, Guess, Step, StepContext, StepOptions, WrongLength};
     pub use crate::SolveError;

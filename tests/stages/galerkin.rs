@@ -7,11 +7,12 @@
 //! - `w = s − 1`, Lobatto `r = s`: the constrained Lobatto IIIA–IIIB method, so
 //!   `HolonomicLobatto(s)`'s `q` and `p`;
 //! - a polynomial integrand (constant `M`, linear `V`): Gauss `r = s`, Gauss `r = s + 1`
-//!   and Lobatto `r = s + 1` give one trajectory.
-use livens::families::galerkin::{self, Galerkin, GalerkinWorkspace};
+//!   and Lobatto `r = s + 1` give one trajectory;
+//! - the schemes the pendulum declares (`model!`'s `Step` impl) step as the driver does.
+use livens::families::galerkin::{self, GalerkinWorkspace};
 use livens::prelude::*;
+use livens::schemes::{Galerkin, Gauss, Lobatto, Quadrature};
 use livens::solve::Inline;
-use livens::tableaux::Quadrature::{self, Gauss, Lobatto};
 use livens::{GalerkinState, StepOptions};
 use livens_models::SphericalPendulum;
 use nalgebra::SMatrix;
@@ -35,17 +36,17 @@ fn start() -> GalerkinState<f64, 3, 1> {
     GalerkinState::from_velocities(&SphericalPendulum::new(), q, v).expect("regular")
 }
 
-/// `STEPS` states of `Galerkin(S, W, rule, R)` from the spec's initial data.
-fn galerkin_run<const S: usize, const W: usize, const R: usize, const N: usize>(
-    rule: Quadrature,
+/// `STEPS` states of `Galerkin(S, W, Q, R)` from the spec's initial data.
+fn galerkin_run<const S: usize, const W: usize, Q: Quadrature, const R: usize, const N: usize>(
 ) -> Vec<GalerkinState<f64, 3, 1>> {
     let model = SphericalPendulum::new();
-    let scheme = Galerkin::<S, W, R> { rule };
-    let mut ws = GalerkinWorkspace::<f64, S, W, R, 3, 1, N, Inline>::galerkin(&scheme).unwrap();
+    let scheme = Galerkin::<S, W, Q, R>::default();
+    let mut ws = GalerkinWorkspace::<f64, S, W, Q, R, 3, 1, N, Inline>::galerkin(&scheme).unwrap();
     let mut state = start();
     let mut out = vec![state];
-    for k in 0..STEPS {
-        let context = StepContext::new(H, k as f64 * H);
+    for _ in 0..STEPS {
+        // From the state's time, as the integrator steps.
+        let context = StepContext::new(H, state.t);
         let (next, _) = galerkin::step(&model, &scheme, context, &state, &mut ws, &tight())
             .expect("Newton converges");
         state = next;
@@ -80,7 +81,7 @@ fn largest(a: &[GalerkinState<f64, 3, 1>], b: &[(SVector<f64, 3>, SVector<f64, 3
 
 #[test]
 fn one_one_lobatto_two_is_shake_and_rattle() {
-    let g = galerkin_run::<1, 1, 2, 4>(Lobatto);
+    let g = galerkin_run::<1, 1, Lobatto, 2, 4>();
     let (dq, _) = largest(&g, &run(Shake));
     let (rq, rp) = largest(&g, &run(Rattle));
     println!(
@@ -95,7 +96,7 @@ fn w_below_s_with_lobatto_s_is_holonomic_lobatto() {
     where
         SphericalPendulum<f64>: Step<f64, HolonomicLobatto<S>, State = PhaseState<f64, 3>>,
     {
-        let g = galerkin_run::<S, W, S, N>(Lobatto);
+        let g = galerkin_run::<S, W, Lobatto, S, N>();
         let (dq, dp) = largest(&g, &run(HolonomicLobatto::<S>));
         println!("Galerkin({S}, {W}, Lobatto({S})) against HolonomicLobatto({S}): q {dq:.1e}, p {dp:.1e}");
         assert!(dq <= 1e-12 && dp <= 1e-12, "s = {S}");
@@ -112,9 +113,9 @@ fn w_below_s_with_lobatto_s_is_holonomic_lobatto() {
 fn exact_quadratures_give_one_trajectory() {
     fn check<const S: usize, const S1: usize, const N: usize>() {
         let (a, b, l) = (
-            galerkin_run::<S, S, S, N>(Gauss),
-            galerkin_run::<S, S, S1, N>(Gauss),
-            galerkin_run::<S, S, S1, N>(Lobatto),
+            galerkin_run::<S, S, Gauss, S, N>(),
+            galerkin_run::<S, S, Gauss, S1, N>(),
+            galerkin_run::<S, S, Lobatto, S1, N>(),
         );
         let gap = |x: &[GalerkinState<f64, 3, 1>], y: &[GalerkinState<f64, 3, 1>]| {
             x.iter()
@@ -135,14 +136,16 @@ fn exact_quadratures_give_one_trajectory() {
 /// point off the solution, on a first step (`ω = 1`) and a later one (`ω = 2`).
 #[test]
 fn jacobian_matches_dual_numbers() {
-    fn check<const S: usize, const W: usize, const R: usize, const N: usize>(rule: Quadrature) {
-        let scheme = Galerkin::<S, W, R> { rule };
+    fn check<const S: usize, const W: usize, Q: Quadrature, const R: usize, const N: usize>() {
+        let scheme = Galerkin::<S, W, Q, R>::default();
         let dual_scheme = scheme;
         let model = SphericalPendulum::<f64>::new();
         let dual_model = SphericalPendulum::<Dual64>::default();
-        let mut ws = GalerkinWorkspace::<f64, S, W, R, 3, 1, N, Inline>::galerkin(&scheme).unwrap();
+        let mut ws =
+            GalerkinWorkspace::<f64, S, W, Q, R, 3, 1, N, Inline>::galerkin(&scheme).unwrap();
         let mut dws =
-            GalerkinWorkspace::<Dual64, S, W, R, 3, 1, N, Inline>::galerkin(&dual_scheme).unwrap();
+            GalerkinWorkspace::<Dual64, S, W, Q, R, 3, 1, N, Inline>::galerkin(&dual_scheme)
+                .unwrap();
         let first = start();
         let context = StepContext::new(H, 0.0);
         let (second, _) =
@@ -186,17 +189,17 @@ fn jacobian_matches_dual_numbers() {
                 }
             }
             println!(
-                "Galerkin({S}, {W}, {}({R})), ω = {}: |J − dual| {worst:.1e}",
-                rule.name(),
+                "Galerkin({S}, {W}, {}, {R}), ω = {}: |J − dual| {worst:.1e}",
+                Q::NAME,
                 if state.lagged.is_some() { 2 } else { 1 }
             );
             assert!(worst <= 1e-13, "({S}, {W}, {R})");
         }
     }
-    check::<1, 1, 2, 4>(Lobatto);
-    check::<2, 2, 2, 8>(Gauss);
-    check::<3, 2, 3, 11>(Lobatto);
-    check::<4, 3, 5, 15>(Gauss);
+    check::<1, 1, Lobatto, 2, 4>();
+    check::<2, 2, Gauss, 2, 8>();
+    check::<3, 2, Lobatto, 3, 11>();
+    check::<4, 3, Gauss, 5, 15>();
 }
 
 fn dual(s: &GalerkinState<f64, 3, 1>) -> GalerkinState<Dual64, 3, 1> {
@@ -220,8 +223,9 @@ fn dual(s: &GalerkinState<f64, 3, 1>) -> GalerkinState<Dual64, 3, 1> {
 #[test]
 fn a_failed_step_changes_nothing() {
     let model = SphericalPendulum::new();
-    let scheme = Galerkin::<2, 2, 2> { rule: Gauss };
-    let mut ws = GalerkinWorkspace::<f64, 2, 2, 2, 3, 1, 8, Inline>::galerkin(&scheme).unwrap();
+    let scheme = Galerkin::<2, 2, Gauss, 2>::default();
+    let mut ws =
+        GalerkinWorkspace::<f64, 2, 2, Gauss, 2, 3, 1, 8, Inline>::galerkin(&scheme).unwrap();
     let state = start();
     let before = state;
     let starved = StepOptions {
@@ -243,7 +247,8 @@ fn a_failed_step_changes_nothing() {
         &tight(),
     )
     .unwrap();
-    let mut fresh = GalerkinWorkspace::<f64, 2, 2, 2, 3, 1, 8, Inline>::galerkin(&scheme).unwrap();
+    let mut fresh =
+        GalerkinWorkspace::<f64, 2, 2, Gauss, 2, 3, 1, 8, Inline>::galerkin(&scheme).unwrap();
     let (b, _) = galerkin::step(
         &model,
         &scheme,
@@ -254,4 +259,28 @@ fn a_failed_step_changes_nothing() {
     )
     .unwrap();
     assert_eq!(a, b);
+}
+
+/// `Galerkin(2, 2, Gauss, 2)` and `Galerkin(3, 2, Lobatto, 3)` as the pendulum's
+/// `schemes { }` declares them: the integrator on `model!`'s `Step` impl takes the
+/// driver's steps, to the bit.
+#[test]
+fn declared_schemes_step_as_the_driver() {
+    fn check<const S: usize, const W: usize, Q: Quadrature, const R: usize, const N: usize>()
+    where
+        SphericalPendulum<f64>: Step<f64, Galerkin<S, W, Q, R>, State = GalerkinState<f64, 3, 1>>,
+    {
+        let direct = galerkin_run::<S, W, Q, R, N>();
+        let model = SphericalPendulum::new();
+        let scheme = Galerkin::<S, W, Q, R>::default();
+        let mut sim = Integrator::new(model, scheme, H, start()).with_options(tight().newton);
+        let mut declared = vec![*sim.state()];
+        for _ in 0..STEPS {
+            sim.step().expect("Newton converges");
+            declared.push(*sim.state());
+        }
+        assert_eq!(declared, direct, "Galerkin({S}, {W}, {}, {R})", Q::NAME);
+    }
+    check::<2, 2, Gauss, 2, 8>();
+    check::<3, 2, Lobatto, 3, 11>();
 }

@@ -7,10 +7,11 @@
 //! The reference is not a livens scheme: the classical Runge–Kutta method on the angle,
 //! `θ̈ = −(V_x cos θ + V_y sin θ)/(m l)`, at `h = 1/30720` (a multiple of every step
 //! below), checked against itself at twice the step. One table drives every cell.
-use livens::families::galerkin::{self, Galerkin, GalerkinWorkspace};
+use livens::families::galerkin::{self, GalerkinWorkspace};
 use livens::prelude::*;
+use livens::schemes::Galerkin;
+use livens::schemes::{Gauss, Lobatto, Quadrature};
 use livens::solve::Inline;
-use livens::tableaux::Quadrature::{self, Gauss, Lobatto};
 use livens::{GalerkinState, StepOptions};
 use livens_models::PlanarPendulum;
 
@@ -120,15 +121,14 @@ fn tight() -> StepOptions<f64> {
     }
 }
 
-/// `n` steps of `Galerkin(S, W, rule, R)` over `[0, T]` on `reference`'s model.
-fn errors<const S: usize, const W: usize, const R: usize, const N: usize>(
-    rule: Quadrature,
+/// `n` steps of `Galerkin(S, W, Q, R)` over `[0, T]` on `reference`'s model.
+fn errors<const S: usize, const W: usize, Q: Quadrature, const R: usize, const N: usize>(
     reference: &Reference,
     n: usize,
 ) -> Errors {
     let model = reference.model;
-    let scheme = Galerkin::<S, W, R> { rule };
-    let mut ws = GalerkinWorkspace::<f64, S, W, R, 2, 1, N, Inline>::galerkin(&scheme).unwrap();
+    let scheme = Galerkin::<S, W, Q, R>::default();
+    let mut ws = GalerkinWorkspace::<f64, S, W, Q, R, 2, 1, N, Inline>::galerkin(&scheme).unwrap();
     let (q0, v0) = model.initial_positions_velocities();
     let mut state = GalerkinState::from_velocities(&model, q0, v0).unwrap();
     let h = T / n as f64;
@@ -137,7 +137,10 @@ fn errors<const S: usize, const W: usize, const R: usize, const N: usize>(
         let context = StepContext::new(h, (k - 1) as f64 * h);
         state = galerkin::step(&model, &scheme, context, &state, &mut ws, &tight())
             .unwrap_or_else(|err| {
-                panic!("Galerkin({S}, {W}, {rule:?}({R})), T/{n}, step {k}: {err}")
+                panic!(
+                    "Galerkin({S}, {W}, {}, {R}), T/{n}, step {k}: {err}",
+                    Q::NAME
+                )
             })
             .0;
         let (q, p, lambda) = reference.at(k, n);
@@ -162,6 +165,9 @@ struct Cell {
     w: usize,
     run: fn(&Reference, usize) -> Errors,
     orders: [Option<u32>; 3],
+    /// The catalogue's order of the scheme (`SchemeInfo::ORDER`): the state's `q`, `ℙp̃`
+    /// and `λ` (70).
+    catalogue: u32,
     n0: usize,
     /// Whether the sweep has two halvings between the pre-asymptotic steps and
     /// round-off (not for order 12 on E1 in `f64`: the cell is printed, not asserted).
@@ -174,8 +180,9 @@ macro_rules! cell {
         Cell {
             name: concat!("(", $s, ", ", $w, ") ", stringify!($rule), "(", $r, ")"),
             w: $w,
-            run: |reference, n| errors::<$s, $w, $r, { 2 * $s + $w }>($rule, reference, n),
+            run: |reference, n| errors::<$s, $w, $rule, $r, { 2 * $s + $w }>(reference, n),
             orders: [Some($q), Some($p), $l],
+            catalogue: <Galerkin<$s, $w, $rule, $r> as SchemeInfo>::ORDER.q,
             n0: $n0,
             reached: true $(&& $reached)?,
         }
@@ -236,6 +243,12 @@ fn tables_one_and_two_on_the_planar_pendulum() {
     let reference = Reference::new(PlanarPendulum::default());
     let mut failures = Vec::new();
     for cell in cells() {
+        assert_eq!(
+            Some(cell.catalogue),
+            cell.orders[0],
+            "{}: the catalogue's order",
+            cell.name
+        );
         let runs: [Errors; SWEEP] = core::array::from_fn(|k| (cell.run)(&reference, cell.n0 << k));
         let series = |f: fn(&Errors) -> f64| runs.map(|e| f(&e));
         // Round-off grows with the steps `n`. The paper's `λₖ⁰` enters its equation only
@@ -293,8 +306,9 @@ fn positions<const S: usize, const W: usize, const N: usize>(
     h: f64,
     steps: usize,
 ) -> Vec<SVector<f64, 2>> {
-    let scheme = Galerkin::<S, W, 6> { rule: Gauss };
-    let mut ws = GalerkinWorkspace::<f64, S, W, 6, 2, 1, N, Inline>::galerkin(&scheme).unwrap();
+    let scheme = Galerkin::<S, W, Gauss, 6>::default();
+    let mut ws =
+        GalerkinWorkspace::<f64, S, W, Gauss, 6, 2, 1, N, Inline>::galerkin(&scheme).unwrap();
     let (q0, v0) = model.initial_positions_velocities();
     let mut state = GalerkinState::from_velocities(model, q0, v0).unwrap();
     (0..steps)

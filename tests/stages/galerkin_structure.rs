@@ -4,10 +4,10 @@
 //! the multiplier points; on the planar pendulum E1 the energy without drift, the area of
 //! the `(q, ℙp)` map, the reversibility of the configurations, and the hidden
 //! constraint, kept by `ℙp` and not by the paper's `pₖ⁰`.
-use livens::families::galerkin::{self, Galerkin, GalerkinWorkspace};
+use livens::families::galerkin::{self, GalerkinWorkspace};
 use livens::prelude::*;
+use livens::schemes::{Galerkin, Gauss, Lobatto, Quadrature};
 use livens::solve::Inline;
-use livens::tableaux::Quadrature::{self, Gauss, Lobatto};
 use livens::{GalerkinState, StepOptions};
 use livens_models::{DoublePendulum3d, PlanarPendulum};
 
@@ -31,12 +31,16 @@ fn levels(model: &DoublePendulum3d<f64>, q: &SVector<f64, 6>, p: &SVector<f64, 6
 /// 200 steps of 0.05 on E2 (the paper's Fig. 3): `I_z` of `ℙp` and of `p̃`, `g` at the
 /// nodes and at the interior multiplier points `X_a = Σ_ν ℓ_ν(f_a) q^ν` (from the step's
 /// solution), `G M⁻¹ ℙp` at the nodes.
-fn double_pendulum<const S: usize, const W: usize, const R: usize, const N: usize>(
-    rule: Quadrature,
-) -> [f64; 5] {
+fn double_pendulum<
+    const S: usize,
+    const W: usize,
+    Q: Quadrature,
+    const R: usize,
+    const N: usize,
+>() -> [f64; 5] {
     let model = DoublePendulum3d::new();
-    let scheme = Galerkin::<S, W, R> { rule };
-    let mut ws = GalerkinWorkspace::<f64, S, W, R, 6, 2, N, Inline>::galerkin(&scheme).unwrap();
+    let scheme = Galerkin::<S, W, Q, R>::default();
+    let mut ws = GalerkinWorkspace::<f64, S, W, Q, R, 6, 2, N, Inline>::galerkin(&scheme).unwrap();
     let (q0, v0) = model.initial_positions_velocities();
     let mut state = GalerkinState::from_velocities(&model, q0, v0).unwrap();
     let iz = |q: &SVector<f64, 6>, p: &SVector<f64, 6>| model.momentum_maps(q, p)[0];
@@ -74,8 +78,8 @@ fn double_pendulum<const S: usize, const W: usize, const R: usize, const N: usiz
         }
     }
     println!(
-        "E2, Galerkin({S}, {W}, {}({R})): max |ΔI_z| {:.1e} (of p̃ {:.1e}), |g| at the nodes {:.1e}, at the multiplier points {:.1e}, |G M⁻¹ ℙp| {:.1e}",
-        rule.name(),
+        "E2, Galerkin({S}, {W}, {}, {R}): max |ΔI_z| {:.1e} (of p̃ {:.1e}), |g| at the nodes {:.1e}, at the multiplier points {:.1e}, |G M⁻¹ ℙp| {:.1e}",
+        Q::NAME,
         worst[0],
         worst[1],
         worst[2],
@@ -88,9 +92,9 @@ fn double_pendulum<const S: usize, const W: usize, const R: usize, const N: usiz
 #[test]
 fn the_double_pendulum_keeps_its_angular_momentum_and_constraints() {
     for worst in [
-        double_pendulum::<1, 1, 2, 8>(Lobatto),
-        double_pendulum::<2, 2, 2, 16>(Gauss),
-        double_pendulum::<3, 3, 3, 24>(Gauss),
+        double_pendulum::<1, 1, Lobatto, 2, 8>(),
+        double_pendulum::<2, 2, Gauss, 2, 16>(),
+        double_pendulum::<3, 3, Gauss, 3, 24>(),
     ] {
         // `I_z ≈ 2.14` is kept to the rounding of the step's rows (sums of terms up to
         // about 20, `ℓ̇_ν D₂L`, cancelling to the residual): measured 1.3e-14, 8e-14 and
@@ -108,8 +112,9 @@ fn pendulum_run(
     n: usize,
 ) -> Vec<GalerkinState<f64, 2, 1>> {
     let model = PlanarPendulum::default();
-    let scheme = Galerkin::<2, 2, 2> { rule: Gauss };
-    let mut ws = GalerkinWorkspace::<f64, 2, 2, 2, 2, 1, 6, Inline>::galerkin(&scheme).unwrap();
+    let scheme = Galerkin::<2, 2, Gauss, 2>::default();
+    let mut ws =
+        GalerkinWorkspace::<f64, 2, 2, Gauss, 2, 2, 1, 6, Inline>::galerkin(&scheme).unwrap();
     let mut state = state;
     (0..n)
         .map(|k| {
@@ -206,10 +211,10 @@ fn the_pendulum_configurations_are_reversible() {
 }
 
 /// `max |E − E₀|` of E1 over `[0, 100]` in ten windows, for `Galerkin(5, W, rule(5))`.
-fn energy_windows<const W: usize, const N: usize>(rule: Quadrature, h: f64) -> [f64; 10] {
+fn energy_windows<const W: usize, Q: Quadrature, const N: usize>(h: f64) -> [f64; 10] {
     let model = PlanarPendulum::default();
-    let scheme = Galerkin::<5, W, 5> { rule };
-    let mut ws = GalerkinWorkspace::<f64, 5, W, 5, 2, 1, N, Inline>::galerkin(&scheme).unwrap();
+    let scheme = Galerkin::<5, W, Q, 5>::default();
+    let mut ws = GalerkinWorkspace::<f64, 5, W, Q, 5, 2, 1, N, Inline>::galerkin(&scheme).unwrap();
     let mut state = pendulum_start();
     let e0 = model.energy(&state.q, &state.v);
     let steps = (100.0 / h).round() as usize;
@@ -231,8 +236,8 @@ fn energy_windows<const W: usize, const N: usize>(rule: Quadrature, h: f64) -> [
 /// The steps are the spec's choice, 0.1 and 0.01, over `T = 100`.
 #[test]
 fn figure_two_energy_errors_are_bounded_and_the_higher_order_wins_at_ten_times_the_step() {
-    let a = energy_windows::<4, 14>(Gauss, 0.1);
-    let b = energy_windows::<3, 13>(Lobatto, 0.01);
+    let a = energy_windows::<4, Gauss, 14>(0.1);
+    let b = energy_windows::<3, Lobatto, 13>(0.01);
     let largest = |w: &[f64; 10]| w.iter().copied().fold(0.0, f64::max);
     println!("Fig. 2, max |ΔE| per tenth of [0, 100]: (a) {a:?}\n(b) {b:?}");
     assert!(

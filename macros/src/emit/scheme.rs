@@ -70,23 +70,27 @@ pub fn declared_schemes(model: &Model, schemes: &[SchemeRequest]) -> TokenStream
 fn marker(kind: SchemeKind) -> TokenStream {
     let p = private();
     let name = format_ident!("{}", kind.name());
-    let args: Vec<TokenStream> = kind
-        .args()
-        .map(|arg| match arg {
-            Arg::Count(n) => {
-                let n = lit(n);
-                quote!(#n)
-            }
-            Arg::Choice(choice) => {
-                let choice = format_ident!("{}", choice);
-                quote!(#p::schemes::#choice)
-            }
-        })
-        .collect();
+    let args: Vec<TokenStream> = kind.args().map(arg_tokens).collect();
     if args.is_empty() {
         quote!(#p::schemes::#name)
     } else {
         quote!(#p::schemes::#name<#(#args),*>)
+    }
+}
+
+/// A scheme parameter's value as a generic argument: an integer literal, or the
+/// choice's type of `livens::schemes`.
+fn arg_tokens(arg: Arg) -> TokenStream {
+    let p = private();
+    match arg {
+        Arg::Count(n) => {
+            let n = lit(n);
+            quote!(#n)
+        }
+        Arg::Choice(choice) => {
+            let choice = format_ident!("{}", choice);
+            quote!(#p::schemes::#choice)
+        }
     }
 }
 
@@ -799,11 +803,12 @@ pub(crate) fn layout_tokens(blocks: &[(String, usize)]) -> Vec<TokenStream> {
         .collect()
 }
 
-/// `impl Step<T, Scheme<S>>` of a scheme of an assembled family, from the family's
-/// catalogue entry: its workspace and state with the model's sizes, its driver module,
-/// and the elimination plan of its Jacobian's pattern (`stage_patterns`, with the
-/// multipliers it may pivot on in pairs of stages) when it costs at most a
-/// [`STAGE_PLAN_SHARE`]th of the dense LU's multiply–adds.
+/// `impl Step<T, Scheme<…>>` of a scheme of an assembled family, from the family's
+/// catalogue entry: its workspace and state with the scheme's parameters (an integer
+/// as a literal, a choice as its type of `livens::schemes`) and the model's sizes, its
+/// driver module, and the elimination plan of its Jacobian's pattern
+/// (`stage_patterns`, with the multipliers it may pivot on in pairs of stages) when it
+/// costs at most a [`STAGE_PLAN_SHARE`]th of the dense LU's multiply–adds.
 fn assembled_step(
     model: &mut Model,
     quantities: &Quantities,
@@ -812,27 +817,36 @@ fn assembled_step(
     stages: usize,
 ) -> TokenStream {
     let p = private();
-    let size = |model: &Model, name: &str| match name {
-        "S" => stages,
+    let count = |model: &Model, name: &str| match name {
         "d" => model.dim(),
         "m" => model.n_constraints(),
         "k" => model.n_velocity_constraints(),
-        other => unreachable!("catalogue: family size {other:?}"),
+        param => match kind.arg(param) {
+            Some(Arg::Count(n)) => n,
+            other => unreachable!("catalogue: family size {param:?} is {other:?}"),
+        },
+    };
+    let generic = |model: &Model, name: &str| match kind.arg(name) {
+        Some(arg @ Arg::Choice(_)) => arg_tokens(arg),
+        _ => {
+            let n = lit(count(model, name));
+            quote!(#n)
+        }
     };
     let layout = kind.unknowns(model);
     let n: usize = layout.iter().map(|(_, len)| len).sum();
     let workspace_sizes: Vec<_> = family
         .workspace_sizes
         .iter()
-        .map(|s| lit(size(model, s)))
+        .map(|s| generic(model, s))
         .collect();
     let state_sizes: Vec<_> = family
         .state_sizes
         .iter()
-        .map(|s| lit(size(model, s)))
+        .map(|s| generic(model, s))
         .collect();
-    let (name, sl, nl) = (format_ident!("{}", kind.name()), lit(stages), lit(n));
-    let marker = quote!(#p::schemes::#name<#sl>);
+    let nl = lit(n);
+    let marker = marker(kind);
     let (driver, workspace, state) = (
         format_ident!("{}", family.driver),
         format_ident!("{}", family.workspace),
@@ -840,7 +854,7 @@ fn assembled_step(
     );
     // The multipliers follow the `S` blocks of stage velocities.
     let partners = family.partners.map_or_else(Vec::new, |(block, first)| {
-        stage_multiplier_partners(stages * model.dim(), size(model, block), first..stages)
+        stage_multiplier_partners(stages * model.dim(), count(model, block), first..stages)
     });
     let plan = match family.pattern {
         Some(rule) => {
@@ -855,7 +869,7 @@ fn assembled_step(
         &layout,
         &quote!(#p::#state<T, #(#state_sizes),*>),
         &quote!(#p::families::#driver::#workspace<T, #(#workspace_sizes,)* #nl, K>),
-        &quote!(#p::families::#driver::#workspace::lobatto().with_plan(#plan)),
+        &quote!(#p::families::#driver::#workspace::declared().with_plan(#plan)),
         &quote!(#p::families::#driver),
     );
     // The families whose step the runtime linearises, for a model with inputs.

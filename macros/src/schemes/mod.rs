@@ -10,6 +10,7 @@ pub(crate) mod discrete_gradient;
 mod discrete_gradient_tests;
 mod emh;
 mod eml;
+mod galerkin;
 mod ggl_em;
 mod ggl_em_g;
 mod ggl_theta;
@@ -313,10 +314,15 @@ impl SchemeKind {
         })
     }
 
+    /// The value of the parameter `name`.
+    pub fn arg(self, name: &str) -> Option<Arg> {
+        let index = self.entry.params.iter().position(|p| p.name == name)?;
+        self.args().nth(index)
+    }
+
     /// The value of the integer parameter `name`.
     fn count(self, name: &str) -> Option<usize> {
-        let index = self.entry.params.iter().position(|p| p.name == name)?;
-        match self.args().nth(index)? {
+        match self.arg(name)? {
             Arg::Count(n) => Some(n),
             Arg::Choice(_) => None,
         }
@@ -511,7 +517,21 @@ fn resolve(
         );
         args[i] = Some(arg.map_err(|message| SchemeError::at(Some(i), message))?);
     }
-    Ok(SchemeKind { entry, args })
+    let kind = SchemeKind { entry, args };
+    admissible(kind).map_err(|(argument, rule)| {
+        SchemeError::at(Some(argument), format!("{}: {rule}", written(given)))
+    })?;
+    Ok(kind)
+}
+
+/// Whether the parameters, each in its range, make a scheme of the family: the rule
+/// broken and the argument that breaks it if not (the Galerkin family's
+/// [`galerkin::admissible`]; the other families take every value in range).
+fn admissible(kind: SchemeKind) -> Result<(), (usize, &'static str)> {
+    match kind.entry.family {
+        "Galerkin" => galerkin::admissible(kind),
+        _ => Ok(()),
+    }
 }
 
 /// The value `value` gives parameter `param`, or the message of its refusal;
@@ -622,7 +642,8 @@ mod tests {
         for kind in SchemeKind::all() {
             let family = kind.family();
             if let Some(a) = family.assembled() {
-                let known = ["S", "d", "m", "k"];
+                let params = kind.entry.params.iter().map(|p| p.name);
+                let known: Vec<_> = ["d", "m", "k"].into_iter().chain(params).collect();
                 let sizes = a.workspace_sizes.iter().chain(a.state_sizes);
                 assert!(sizes.clone().all(|s| known.contains(s)), "{}", family.name);
             }

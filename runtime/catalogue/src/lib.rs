@@ -28,8 +28,8 @@
 //! and the multipliers an elimination plan may pivot on in pairs of stages. A new
 //! assembled family is its equations file in the runtime, its entry here and its `mod`
 //! line; `model!` emits its kernels, plan and `Step` impl from the entry. `choices { Set { A, B } … }`
-//! declares the named choices a scheme parameter may range over (none yet; a scheme
-//! with a quadrature rule would declare `Quadrature { Gauss, Lobatto }`). Then one entry
+//! declares the named choices a scheme parameter may range over (`Quadrature { Gauss,
+//! Lobatto }`, the rule of the Galerkin schemes). Then one entry
 //! per scheme; adding a scheme is one entry here and its template (a symbolic family) or
 //! nothing (an assembled family). Fields, in this order:
 //!
@@ -47,7 +47,9 @@
 //!   ones their velocity forms `G(q) v = 0`, so `k + m`); `V[S]: d` is one block `Vᵢ` of
 //!   size `d` for each `i` up to the integer parameter `S`;
 //! - `order` in `q`, `p` and the multipliers (`None`: none, or not stated and not
-//!   measured), expressions in the integer parameters if there are any;
+//!   measured), expressions in the parameters if there are any: an integer parameter is
+//!   its `usize`, a choice its name (`"Gauss"`), and a function they call resolves where
+//!   the runtime's reader is invoked (`galerkin_order(S, W, Q, R)`);
 //! - `energy` (`Exact`, `Oscillates`, `Drifts`), `symplectic`;
 //! - `requires`: `mass` (`Constant`, `Regular`, `Any`), `constraints` (`Unconstrained`,
 //!   `Holonomic`, `Nonholonomic`), `model` (`Any`; `OneQuaternion`: one `Quat` with its
@@ -117,7 +119,7 @@ macro_rules! with_catalogue {
     ($reader:ident) => {
         $reader! {
             sizes(d, m, k);
-            choices {}
+            choices { Quadrature { Gauss, Lobatto } }
             families {
                 /// Two-point schemes whose step equations a template in the macro crate
                 /// builds symbolically; Newton on the emitted system (`families::ggl`).
@@ -166,6 +168,18 @@ macro_rules! with_catalogue {
                     kernels: [Nonholonomic],
                     pattern: Nonholonomic,
                     partners: multipliers(k, 1),
+                }
+                /// The Galerkin variational integrators (`families::galerkin`): control
+                /// points of the positions and multipliers at Lobatto points, the tables
+                /// built from the scheme's rule; the dense LU (no pattern rule yet).
+                Galerkin {
+                    kind: assembled,
+                    driver: galerkin,
+                    workspace: GalerkinWorkspace[S, W, Q, R, d, m],
+                    state: GalerkinState[d, m],
+                    kernels: [Holonomic],
+                    pattern: none,
+                    partners: none,
                 }
             }
 
@@ -911,6 +925,54 @@ macro_rules! with_catalogue {
                 requires: { mass: Regular, constraints: Nonholonomic, model: Any, forces: true },
                 constraints_at_nodes: false,
                 note: "the paper's map on `(q, p, λ)`, `λ` carried; its `λ` mode can grow (the Chaplygin sleigh): for reproducing the paper",
+            }
+
+            /// The Galerkin variational integrator with positions of degree `S`, multipliers of
+            /// degree `W` and the Lagrangian integrated by the rule `Q` with `R` nodes (Wenger,
+            /// Ober-Blöbaum, Leyendecker, "Construction and analysis of higher order variational
+            /// integrators for dynamical systems with holonomic constraints", eq. (22), case A;
+            /// seed `003_7c34c28b0df0e267.txt`; spec `next_packages.md` §B), for any regular
+            /// Lagrangian and holonomic constraints `g(q) = 0`. On a step `q_d(τ) = Σ_ν q^ν ℓ_ν(τ)`
+            /// through the control points `q⁰ = qₖ … qˢ = qₖ₊₁`, the multipliers `λ⁰ … λ^w` at the
+            /// `w + 1` Lobatto points `f_a` (`λ^w` the next step's `λ⁰`):
+            ///
+            /// ```text
+            /// ∂_ν L_d = Σᵢ bᵢ [ h ℓ_ν(cᵢ) (D₁L + F)(Qᵢ, Vᵢ, t + cᵢ h) + ℓ̇_ν(cᵢ) D₂L(Qᵢ, Vᵢ) ]
+            /// 0 = p̃ₖ + ∂₀L_d − ω h e₀ G(qₖ)ᵀ λ⁰ − F₀,    0 = ∂_ν L_d − F_ν  (ν = 1 … s − 1)
+            /// 0 = g(q_d(f_a))  (a = 1 … w),              p̃ₖ₊₁ = ∂_s L_d − F_s
+            /// ```
+            ///
+            /// (`ω = 1` on a first step, 2 after: `λₖ⁰` is shared with the step before), with `F_ν = h Σ_a e_a ℓ_ν(f_a) G(X_a)ᵀ λ^a` the constraint forces at the interior
+            /// multiplier points and `F` the generalized forces of a `forces` block at the
+            /// quadrature nodes (the discrete Lagrange–d'Alembert principle). Unknowns: the
+            /// control points `q¹ … qˢ` and the multipliers `λ⁰ … λ^{w−1}` (`S·d + W·m`).
+            /// The state reports the projected momentum `ℙ p̃` (eq. (4)) and the multiplier of
+            /// the continuous equations (70), carrying `p̃` and the lagged `(p⁰, λ⁰)` besides.
+            ///
+            /// Admissible for `1 ≤ W ≤ S`, `R ≥ S` and `R ≥ 2` for Lobatto (`model!` refuses the
+            /// rest). Properties: symplectic on the constraint manifold; order (Thm 2, Tables
+            /// 1–2; [`galerkin_order`](crate::tableaux::galerkin_order)) `min(ordL, 2W)` for
+            /// `S ≤ W + 1` (`ordL = 2R` for Gauss, `2R − 2` for Lobatto), else
+            /// `max(2, 2(2W − S + 1))`, in `q` and so in the recomputed `p` and `λ`. `(1, 1,
+            /// Lobatto, 2)` is SHAKE's positions and RATTLE's momenta; `(S, S − 1, Lobatto, S)`
+            /// is [`HolonomicLobatto<S>`](HolonomicLobatto).
+            Galerkin<S in 1..=6, W in 1..=6, Q in Quadrature, R in 1..=8> {
+                marker: unit,
+                label: "Galerkin",
+                family: Galerkin,
+                source: "Wenger, Ober-Blöbaum, Leyendecker, eq. (22), case A; spec next_packages §B",
+                equations: "(22), (4), (70)",
+                unknowns: [q[S]: d, lambda[W]: m],
+                order: {
+                    q: galerkin_order(S, W, Q, R),
+                    p: galerkin_order(S, W, Q, R),
+                    multipliers: Some(galerkin_order(S, W, Q, R)),
+                },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Regular, constraints: Holonomic, model: Any, forces: true },
+                constraints_at_nodes: true,
+                note: "`g = 0` at the nodes and at the multiplier points; the state reports the projected momentum `ℙp̃` and the multiplier of the continuous equations (70)",
             }
         }
     };

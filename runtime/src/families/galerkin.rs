@@ -43,6 +43,8 @@
 //! The step, Newton's system and the workspace are the stage skeleton's
 //! ([`super::stages`]) with the Galerkin tables as its coefficients; the Jacobian is
 //! factored by the dense LU (no elimination plan yet).
+use core::marker::PhantomData;
+
 use nalgebra::{SMatrix, SVector};
 
 use super::blocks::{Assembly, Kernel};
@@ -53,43 +55,62 @@ use super::stages::{
 use crate::error::SolveError;
 use crate::kernels::{HolonomicKernels, PointKernels};
 use crate::model::Real;
+use crate::schemes::{Galerkin, Quadrature};
 use crate::solve::lu::Lu;
 use crate::solve::Storage;
 use crate::state::multiplier::holonomic_multiplier;
 use crate::state::{GalerkinState, Lagged};
-use crate::tableaux::{GalerkinTable, Inadmissible, Quadrature, MAX_POINTS};
+use crate::tableaux::{admissible, GalerkinTable, Inadmissible, Quadrature as Rule, MAX_POINTS};
 
 pub use super::stages::{equations, stage_system as step_system, step};
 
-/// The scheme `Galerkin(s, w, rule, r)`: positions of degree `S`, multipliers of degree
-/// `W`, the Lagrangian integrated by `rule` with `R` nodes, the constraint integral by
-/// the Lobatto rule with `W + 1` nodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Galerkin<const S: usize, const W: usize, const R: usize> {
-    /// The Lagrangian's quadrature.
-    pub rule: Quadrature,
-}
-
 /// Memory of a step: Newton's workspace for the `N = S·D + W·M` unknowns, the tables
-/// and the kernel buffers, every `D × D` matrix in storage `K`.
+/// and the kernel buffers, every `D × D` matrix in storage `K`; the marker's parameters
+/// in its order ([`Galerkin<S, W, Q, R>`](Galerkin)), then the model's sizes.
 #[rustfmt::skip]
-pub type GalerkinWorkspace<T, const S: usize, const W: usize, const R: usize, const D: usize, const M: usize, const N: usize, K> =
-    StageWorkspace<T, Buffers<T, D, M, W, R, K>, S, N, K, GalerkinTable<S, W, R>>;
+pub type GalerkinWorkspace<T, const S: usize, const W: usize, Q, const R: usize, const D: usize, const M: usize, const N: usize, K> =
+    StageWorkspace<T, Buffers<T, D, M, W, Q, R, K>, S, N, K, GalerkinTable<S, W, R>>;
+
+/// The tables' rule of the choice `Q` ([`schemes::Gauss`](crate::schemes::Gauss),
+/// [`schemes::Lobatto`](crate::schemes::Lobatto)), by its name.
+const fn rule<Q: Quadrature>() -> Rule {
+    match Rule::named(Q::NAME) {
+        Some(rule) => rule,
+        None => panic!("a Galerkin scheme needs a quadrature rule, `Gauss` or `Lobatto`"),
+    }
+}
 
 impl<
         T: Real,
         const S: usize,
         const W: usize,
+        Q: Quadrature,
         const R: usize,
         const D: usize,
         const M: usize,
         const N: usize,
         K: Storage,
-    > GalerkinWorkspace<T, S, W, R, D, M, N, K>
+    > GalerkinWorkspace<T, S, W, Q, R, D, M, N, K>
 {
     /// The workspace of `scheme`, or why its parameters make no scheme.
-    pub fn galerkin(scheme: &Galerkin<S, W, R>) -> Result<Self, Inadmissible> {
-        GalerkinTable::new(scheme.rule).map(Self::with_coefficients)
+    pub fn galerkin(scheme: &Galerkin<S, W, Q, R>) -> Result<Self, Inadmissible> {
+        let _ = scheme;
+        GalerkinTable::new(const { rule::<Q>() }).map(Self::with_coefficients)
+    }
+
+    /// The workspace of a scheme a model declares (what `model!` emits, as for every
+    /// assembled family): `model!` refuses inadmissible parameters, and for them this
+    /// does not compile.
+    pub fn declared() -> Self {
+        const {
+            if admissible(S, W, rule::<Q>(), R).is_err() {
+                panic!("an inadmissible Galerkin scheme (see tableaux::admissible)")
+            }
+        };
+        match GalerkinTable::new(rule::<Q>()) {
+            Ok(tables) => Self::with_coefficients(tables),
+            Err(_) => unreachable!("admissible"),
+        }
     }
 }
 
@@ -101,17 +122,27 @@ pub struct Buffers<
     const D: usize,
     const M: usize,
     const W: usize,
+    Q,
     const R: usize,
     K: Storage,
 > {
     hessians: Hessians<T, D, K>,
     contracted: K::Matrix<T, D>,
     matrix: [[T; M]; D],
+    /// The rule, which selects the scheme marker the buffers step.
+    rule: PhantomData<fn() -> Q>,
 }
 
 /// Unknowns `(q¹ … qˢ, λ⁰ … λ^{w−1})`: `N = S·D + W·M`.
-impl<T: Real, const D: usize, const M: usize, const W: usize, const R: usize, K: Storage>
-    StageBuffers for Buffers<T, D, M, W, R, K>
+impl<
+        T: Real,
+        const D: usize,
+        const M: usize,
+        const W: usize,
+        Q: Quadrature,
+        const R: usize,
+        K: Storage,
+    > StageBuffers for Buffers<T, D, M, W, Q, R, K>
 {
     const PER_STAGE: usize = D;
     const AFTER_STAGES: usize = W * M;
@@ -120,6 +151,7 @@ impl<T: Real, const D: usize, const M: usize, const W: usize, const R: usize, K:
             hessians: Hessians::zeros(),
             contracted: K::zeros(),
             matrix: [[T::zero(); M]; D],
+            rule: PhantomData,
         }
     }
 }
@@ -230,8 +262,8 @@ impl<T: Real, const D: usize, const M: usize, const R: usize> Iterate<T, D, M, R
     }
 }
 
-impl<T: Real, const D: usize, const M: usize, const W: usize, const R: usize, K: Storage>
-    Buffers<T, D, M, W, R, K>
+impl<T: Real, const D: usize, const M: usize, const W: usize, Q, const R: usize, K: Storage>
+    Buffers<T, D, M, W, Q, R, K>
 {
     /// `∂_ν L_d − F_ν` for every `ν = 0 … S` (module docs), slot `ν`.
     fn discrete_forces<Mdl, const S: usize>(
@@ -288,19 +320,21 @@ impl<
         T,
         Mdl,
         K,
+        Q,
         const S: usize,
         const W: usize,
         const R: usize,
         const D: usize,
         const M: usize,
         const N: usize,
-    > StageEquations<T, Mdl, S, D, N> for Buffers<T, D, M, W, R, K>
+    > StageEquations<T, Mdl, S, D, N> for Buffers<T, D, M, W, Q, R, K>
 where
     T: Real,
     Mdl: PointKernels<T, D> + HolonomicKernels<T, D, M>,
     K: Storage,
+    Q: Quadrature,
 {
-    type Scheme = Galerkin<S, W, R>;
+    type Scheme = Galerkin<S, W, Q, R>;
     type Coefficients = GalerkinTable<S, W, R>;
     type State = GalerkinState<T, D, M>;
 

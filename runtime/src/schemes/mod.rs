@@ -152,20 +152,26 @@ macro_rules! catalogue {
         ($param:ident [] [$set:ident]) $($rest:tt)*) => {
         catalogue!(@generics $marker $docs $name $orders $entry;
             [$($decl)* $param: $set,] [$($use)* $param,]
-            [$($args)* info::Arg::Choice(<$param as info::Choice>::NAME),] [$($choice)* $param,]; $($rest)*);
+            [$($args)* info::Arg::Choice(<$param as info::Choice>::NAME),] [$($choice)* $param]; $($rest)*);
     };
-    // The orders are expressions in the integer parameters, `usize`s.
+    // The orders are expressions in the parameters: an integer parameter is its
+    // `usize`, a choice its name, bound under the parameter's own name (a type
+    // parameter's name is free in the value namespace).
     (@generics [$marker:ident] [$($doc:literal)*] $name:ident
         [$oq:expr, $op:expr, $olk:ident $(($ol:expr))?] $entry:expr;
-        [$($decl:tt)*] [$($use:tt)*] [$($args:tt)*] [$($choice:tt)*];) => {
+        [$($decl:tt)*] [$($use:tt)*] [$($args:tt)*] [$($choice:ident)*];) => {
         catalogue!(@marker $marker [$($doc)*] $name [$($decl)*] [$($use)*] [$($choice)*]);
         impl<$($decl)*> SchemeInfo for $name<$($use)*> {
             const ENTRY: &'static Entry = &$entry;
             const ARGS: &'static [info::Arg] = &[$($args)*];
-            const ORDER: Orders = Orders {
-                q: ($oq) as u32,
-                p: ($op) as u32,
-                multipliers: $olk$((($ol) as u32))?,
+            #[allow(non_snake_case, unused_variables)]
+            const ORDER: Orders = {
+                $(let $choice = <$choice as info::Choice>::NAME;)*
+                Orders {
+                    q: ($oq) as u32,
+                    p: ($op) as u32,
+                    multipliers: $olk$((($ol) as u32))?,
+                }
             };
         }
     };
@@ -182,10 +188,10 @@ macro_rules! catalogue {
     };
     // With choices, the struct holds their types as a `PhantomData` and is built by
     // `Default` (`Name::<4, 2, Gauss>::default()`).
-    (@marker unit [$($doc:literal)*] $name:ident [$($decl:tt)+] [$($use:tt)+] [$($choice:tt)+]) => {
+    (@marker unit [$($doc:literal)*] $name:ident [$($decl:tt)+] [$($use:tt)+] [$($choice:ident)+]) => {
         $(#[doc = $doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-        pub struct $name<$($decl)+>(core::marker::PhantomData<fn() -> ($($choice)+)>);
+        pub struct $name<$($decl)+>(core::marker::PhantomData<fn() -> ($($choice,)+)>);
     };
     (@marker defined [$($doc:literal)*] $name:ident $decl:tt $use:tt $choice:tt) => {};
 
@@ -207,6 +213,15 @@ macro_rules! catalogue {
 }
 
 livens_catalogue::with_catalogue!(catalogue);
+
+/// The catalogue's order of `Galerkin(s, w, rule, r)`, the rule by its name
+/// ([`tableaux::galerkin_order`](crate::tableaux::galerkin_order)).
+const fn galerkin_order(s: usize, w: usize, rule: &str, r: usize) -> u32 {
+    match crate::tableaux::Quadrature::named(rule) {
+        Some(rule) => crate::tableaux::galerkin_order(s, w, rule, r),
+        None => panic!("the order of a Galerkin scheme needs its quadrature rule"),
+    }
+}
 
 /// The reader on a catalogue with a named choice and several parameters, which no scheme
 /// has yet: the markers, their generics and their rows as a scheme of seed 003 would get
@@ -290,5 +305,24 @@ mod several_parameters {
             ]
         );
         assert!(CATALOGUE[1].params.is_empty());
+    }
+}
+
+/// The Galerkin markers' orders are the tables' (`tableaux::galerkin_order`), their rule
+/// reaching the order expressions by its name: every choice of `Quadrature` names a rule.
+#[cfg(test)]
+mod galerkin_orders {
+    use super::{Galerkin, Gauss, Lobatto, SchemeInfo, CHOICES};
+    use crate::tableaux::Quadrature;
+
+    #[test]
+    fn the_rule_reaches_the_orders() {
+        let q = |o: crate::Orders| (o.q, o.p, o.multipliers);
+        assert_eq!(q(Galerkin::<2, 2, Gauss, 2>::ORDER), (4, 4, Some(4)));
+        assert_eq!(q(Galerkin::<3, 3, Gauss, 3>::ORDER), (6, 6, Some(6)));
+        assert_eq!(q(Galerkin::<3, 3, Lobatto, 3>::ORDER), (4, 4, Some(4)));
+        assert_eq!(q(Galerkin::<6, 3, Lobatto, 7>::ORDER), (2, 2, Some(2)));
+        let (_, options) = CHOICES.iter().find(|c| c.0 == "Quadrature").unwrap();
+        assert!(options.iter().all(|o| Quadrature::named(o).is_some()));
     }
 }

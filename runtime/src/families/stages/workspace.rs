@@ -34,6 +34,12 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
     pub fn lobatto() -> Self {
         Self::with_coefficients(PartitionedTableau::lobatto_iiia_iiib())
     }
+
+    /// The workspace of a scheme a model declares (what `model!` emits for every
+    /// assembled family): here the Lobatto IIIA–IIIB pair.
+    pub fn declared() -> Self {
+        Self::lobatto()
+    }
 }
 
 impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage, C>
