@@ -1,8 +1,24 @@
 //! `livens list`: the catalogue as three small tables.
 use super::catalogue::MODELS;
-use super::schemes::{all_schemes, scheme_list};
+use super::schemes::{all_schemes, scheme_list, SchemeEntry};
 use super::table::aligned;
 use super::times::fmt_time;
+
+/// A row of the schemes' table, its name after `indent`.
+fn scheme_row(s: &SchemeEntry, indent: &str) -> Vec<String> {
+    vec![
+        format!("{indent}{}", s.name),
+        s.label.clone(),
+        s.order_text(),
+        if s.conserves_energy {
+            "conserved"
+        } else {
+            "not conserved"
+        }
+        .to_owned(),
+        if s.symplectic { "yes" } else { "no" }.to_owned(),
+    ]
+}
 
 /// The text `livens list` prints.
 pub fn render() -> String {
@@ -50,18 +66,19 @@ pub fn render() -> String {
         .map(String::from)
         .to_vec()];
     for s in all_schemes() {
-        schemes.push(vec![
-            s.name.clone(),
-            s.label.clone(),
-            s.order_text(),
-            if s.conserves_energy {
-                "conserved"
-            } else {
-                "not conserved"
+        schemes.push(scheme_row(&s, ""));
+        if s.order_by_instance() {
+            // `Galerkin(2, 2, Gauss, 2)`: each instance a model declares, with its order.
+            let marker = s.name.split('(').next().unwrap_or_default();
+            let mut seen = Vec::new();
+            for instance in MODELS.iter().flat_map(|m| &m.schemes) {
+                let of_marker = instance.name.split('(').next() == Some(marker);
+                if of_marker && !seen.contains(&&instance.name) {
+                    seen.push(&instance.name);
+                    schemes.push(scheme_row(instance, "  "));
+                }
             }
-            .to_owned(),
-            if s.symplectic { "yes" } else { "no" }.to_owned(),
-        ]);
+        }
     }
 
     format!(

@@ -84,16 +84,31 @@ impl SchemeEntry {
         format!("{} ({})", self.name, self.label)
     }
 
-    /// The order in `q` as `livens list` shows it: `2`, or the catalogue's formula.
+    /// The order in `q` as `livens list` shows it: `2`, or the catalogue's formula, or
+    /// for a formula that calls a function of the library (the Galerkin schemes'
+    /// tables) `by instance`: the rows of the instances the models declare follow.
     pub fn order_text(&self) -> String {
         match self.order {
             Some(o) if o.q == o.p => o.q.to_string(),
             Some(o) => format!("q {}, p {}", o.q, o.p),
-            None => CATALOGUE
-                .iter()
-                .find(|e| self.name.starts_with(e.name))
+            None if self.order_by_instance() => "by instance".to_owned(),
+            None => self
+                .catalogue_entry()
                 .map_or_else(String::new, |e| e.order.q.replace(" * ", "").to_lowercase()),
         }
+    }
+
+    /// Whether the catalogue's order formula is a function's table rather than a
+    /// formula `livens list` can show (`galerkin_order(S, W, Q, R)`).
+    pub fn order_by_instance(&self) -> bool {
+        self.catalogue_entry()
+            .is_some_and(|e| e.order.q.contains('('))
+    }
+
+    /// The catalogue row of this scheme or instance.
+    fn catalogue_entry(&self) -> Option<&'static Entry> {
+        let marker = self.name.split('(').next().unwrap_or_default();
+        CATALOGUE.iter().copied().find(|e| e.name == marker)
     }
 }
 
