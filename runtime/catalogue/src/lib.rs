@@ -972,7 +972,7 @@ macro_rules! with_catalogue {
                 symplectic: true,
                 requires: { mass: Regular, constraints: Holonomic, model: Any, forces: true },
                 constraints_at_nodes: true,
-                note: "`g = 0` at the nodes and at the multiplier points; the state reports the projected momentum `ℙp̃` and the multiplier of the continuous equations (70)",
+                note: "`g = 0` at nodes and at the multiplier points; the state reports the projected momentum `ℙp̃` and the multiplier of the continuous equations (70)",
             }
         }
     };
