@@ -1052,6 +1052,30 @@ mod tests {
         assert!(code.contains("out . r_u . data . 0 [0] [0]"), "{code}");
     }
 
+    /// A scheme with several parameters (`Galerkin(s, w, rule, r)`): the marker with
+    /// every argument in order, the choice as its type, the workspace with the
+    /// parameters it names, the blocks repeated for `S` and for `W`.
+    #[test]
+    fn every_parameter_reaches_the_step_impl() {
+        let code = expand(false, "Galerkin(3, 2, Lobatto, 4)");
+        let p = ":: livens :: __private";
+        let marker =
+            format!("{p} :: schemes :: Galerkin < 3 , 2 , {p} :: schemes :: Lobatto , 4 >");
+        assert!(code.contains(&format!("Step < T , {marker} >")), "{code}");
+        let workspace = format!(
+            "galerkin :: GalerkinWorkspace < T , 3 , 2 , {p} :: schemes :: Lobatto , \
+             4 , 2 , 0 , 6 , K >"
+        );
+        assert!(code.contains(&workspace), "{code}");
+        assert!(code.contains("GalerkinWorkspace :: declared ()"), "{code}");
+        for block in [
+            "\"q3\" , offset : 4 , len : 2",
+            "\"lambda2\" , offset : 6 , len : 0",
+        ] {
+            assert!(code.contains(block), "{block}: {code}");
+        }
+    }
+
     #[test]
     fn nothing_is_emitted_without_inputs_or_for_other_schemes() {
         let code = expand(false, "Eml");

@@ -428,8 +428,8 @@ impl SchemeKind {
     }
 }
 
-/// [`SchemeKind::resolve`] over a given catalogue (the unit tests read one with several
-/// parameters, which no scheme has yet).
+/// [`SchemeKind::resolve`] over a given catalogue (the unit tests read a small one of
+/// their own, so that their messages do not change with the real catalogue's entries).
 fn resolve(
     catalogue: &'static [Entry],
     choices: &[(&str, &[&'static str])],
@@ -657,7 +657,7 @@ mod tests {
     }
 
     /// The reader and the checks on a catalogue with several parameters and a named
-    /// choice, as a scheme of seed 003 would declare them: `Example(4, 2, Gauss)`.
+    /// choice, as `Galerkin` declares them: `Example(4, 2, Gauss)`.
     mod several_parameters {
         use super::super::*;
 

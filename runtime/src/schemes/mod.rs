@@ -223,9 +223,9 @@ const fn galerkin_order(s: usize, w: usize, rule: &str, r: usize) -> u32 {
     }
 }
 
-/// The reader on a catalogue with a named choice and several parameters, which no scheme
-/// has yet: the markers, their generics and their rows as a scheme of seed 003 would get
-/// them.
+/// The reader on a small catalogue of its own with a named choice and several parameters
+/// (as `Galerkin` has) and a scheme without: the markers, their generics and their rows,
+/// independent of the real catalogue's entries.
 #[cfg(test)]
 mod several_parameters {
     mod example {
