@@ -428,20 +428,15 @@ where
             }
             let g = Kernel::new(&self.matrix, patterns.map(|p| p.matrix));
             // C_a: ℓ_μ(f_a) G(X_a) on qᵘ.
-            for mu in 1..=S {
-                out.add(
-                    (constraint::<S, D, M>(a), (mu - 1) * D),
-                    c(ell[mu]),
-                    g,
-                    false,
-                );
+            for (mu, &l) in ell.iter().enumerate().take(S + 1).skip(1) {
+                out.add((constraint::<S, D, M>(a), (mu - 1) * D), c(l), g, false);
             }
             if a == W {
                 break; // λ^w is the next step's λ⁰.
             }
             // −F_ν: −h e_a ℓ_ν(f_a) G(X_a)ᵀ on λ^a, −h e_a ℓ_ν(f_a) ℓ_μ(f_a) K_a on qᵘ.
-            for nu in 0..S {
-                let f = -h * c(tab.e[a] * ell[nu]);
+            for (nu, &l) in ell.iter().enumerate().take(S) {
+                let f = -h * c(tab.e[a] * l);
                 out.add((nu * D, multiplier::<S, D, M>(a)), f, g, true);
             }
             if evaluate {

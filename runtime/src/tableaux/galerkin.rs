@@ -202,9 +202,9 @@ impl<const S: usize, const W: usize, const R: usize> GalerkinTable<S, W, R> {
             }
         }
         let mut at_multiplier = [[0.0; MAX_POINTS]; MAX_POINTS];
-        for a in 0..=W {
-            for nu in 0..=S {
-                at_multiplier[a][nu] = lagrange(points, nu, f[a]);
+        for (row, &fa) in at_multiplier.iter_mut().zip(&f).take(W + 1) {
+            for (nu, value) in row.iter_mut().enumerate().take(S + 1) {
+                *value = lagrange(points, nu, fa);
             }
         }
         Ok(Self {
