@@ -141,8 +141,9 @@ impl Parse for ForceAst {
     }
 }
 
-/// `GglEm`, `LobattoIIIAIIIB(3)` or `Name(4, 2, Gauss)`: a scheme's marker name and the
-/// values of its parameters, if it has any.
+/// `GglEm`, `LobattoIIIAIIIB(3)` or `Name(4, 2, Gauss)` (or `Name(4, 2, Gauss(3))`,
+/// [`scheme_args`]): a scheme's marker name and the values of its parameters, if it has
+/// any.
 pub struct SchemeAst {
     pub name: Ident,
     pub args: Vec<SchemeArgAst>,
@@ -182,13 +183,35 @@ impl Parse for SchemeAst {
         let args = if input.peek(syn::token::Paren) {
             let inner;
             syn::parenthesized!(inner in input);
-            let args = inner.parse_terminated(SchemeArgAst::parse, Token![,])?;
-            args.into_iter().collect()
+            scheme_args(&inner)?
         } else {
             Vec::new()
         };
         Ok(SchemeAst { name, args })
     }
+}
+
+/// The comma-separated parameters of a scheme, a choice's own in parentheses after it
+/// read as the parameters that follow it: `Galerkin(2, 2, Gauss(2))` is
+/// `Galerkin(2, 2, Gauss, 2)` (the Galerkin paper's spelling, a rule and its nodes).
+fn scheme_args(input: ParseStream) -> syn::Result<Vec<SchemeArgAst>> {
+    let mut args = Vec::new();
+    while !input.is_empty() {
+        let arg = SchemeArgAst::parse(input)?;
+        let carries = matches!(arg, SchemeArgAst::Name(_)) && input.peek(syn::token::Paren);
+        args.push(arg);
+        if carries {
+            let inner;
+            syn::parenthesized!(inner in input);
+            let own = inner.parse_terminated(SchemeArgAst::parse, Token![,])?;
+            args.extend(own);
+        }
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(args)
 }
 
 /// `/// doc` `name = default`

@@ -1052,9 +1052,9 @@ mod tests {
         assert!(code.contains("out . r_u . data . 0 [0] [0]"), "{code}");
     }
 
-    /// A scheme with several parameters (`Galerkin(s, w, rule, r)`): the marker with
-    /// every argument in order, the choice as its type, the workspace with the
-    /// parameters it names, the blocks repeated for `S` and for `W`.
+    /// A scheme with several parameters (`Galerkin(s, w, rule, r)`, or `Galerkin(s, w,
+    /// rule(r))`): the marker with every argument in order, the choice as its type, the
+    /// workspace with the parameters it names, the blocks repeated for `S` and for `W`.
     #[test]
     fn every_parameter_reaches_the_step_impl() {
         let code = expand(false, "Galerkin(3, 2, Lobatto, 4)");
@@ -1074,6 +1074,8 @@ mod tests {
         ] {
             assert!(code.contains(block), "{block}: {code}");
         }
+        // The paper's spelling, the rule's nodes with the rule.
+        assert_eq!(expand(false, "Galerkin(3, 2, Lobatto(4))"), code);
     }
 
     #[test]

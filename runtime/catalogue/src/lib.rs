@@ -37,7 +37,8 @@
 //! - `Name`, or `Name<P in …, …>` for a scheme with parameters, each an integer range
 //!   (`S in 2..=10`) or a named choice (`R in Quadrature`). A scheme with parameters is
 //!   written `Name(3)`, `Name(4, 2, Gauss)` in `model!` and `Name<3>`, `Name<4, 2, Gauss>`
-//!   in Rust (a choice is a type of `livens::schemes`);
+//!   in Rust (a choice is a type of `livens::schemes`); in `model!` a choice may carry the
+//!   parameters that follow it, `Galerkin(2, 2, Gauss(2))` for `Galerkin(2, 2, Gauss, 2)`;
 //! - `marker`: `unit` (the struct is generated from the entry) or `defined` (a struct
 //!   with run-time coefficients, written in the runtime's `schemes/` module);
 //! - `label`, `family` (one of `families`), `source`, `equations`;

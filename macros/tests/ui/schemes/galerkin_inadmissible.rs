@@ -8,7 +8,7 @@ livens::model! {
         schemes {
             Galerkin(2, 2, Gauss, 2),
             Galerkin(2, 3, Gauss, 3),
-            Galerkin(3, 2, Lobatto, 2),
+            Galerkin(3, 2, Lobatto(2)),
             Galerkin(1, 1, Lobatto, 1),
         }
     }
