@@ -4,7 +4,9 @@
 //! `003_7c34c28b0df0e267.txt`, eq. (22), the paper's case A; spec `next_packages.md`
 //! §B.3), assembled at run time from the model's [`PointKernels`] and
 //! [`HolonomicKernels`] for positions of any degree `S`, multipliers of degree `W` and a
-//! Lagrangian quadrature of `R` nodes (the tables: [`GalerkinTable`]).
+//! Lagrangian quadrature of `R` nodes (the tables: [`GalerkinTable`]), the scheme
+//! [`Galerkin<S, W, Q, R>`](Galerkin) of the catalogue, its rule `Q` the type
+//! [`Gauss`](crate::schemes::Gauss) or [`Lobatto`](crate::schemes::Lobatto).
 //!
 //! On a step the positions are `q_d(τ) = Σ_ν q^ν ℓ_ν(τ)`, `q⁰ = qₖ`, `qˢ = qₖ₊₁`, and the
 //! multipliers `λ⁰ … λ^w` sit at the Lobatto points `f_a`, `λ^w = λₖ₊₁⁰` belonging to the
