@@ -34,7 +34,7 @@ model! {
             rod2: 0.5 * (norm_squared(r2 - r1) - l2 * l2),
         }
         momentum { iz: rotation(e3) }
-        schemes { Rattle, Galerkin(2, 2, Gauss(2)) }
+        schemes { Galerkin(2, 2, Gauss(2)) }
     }
 }
 

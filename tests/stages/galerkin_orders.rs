@@ -301,14 +301,13 @@ fn tables_one_and_two_on_the_planar_pendulum() {
 /// `q` of `steps` steps of `Galerkin(S, W, Gauss(6))` at `h` on `model`: a quadrature
 /// exact to degree 11, so that the two schemes differ by their polynomials, not by their
 /// rules.
-fn positions<const S: usize, const W: usize, const N: usize>(
+fn positions<const S: usize, const W: usize, Q: Quadrature, const R: usize, const N: usize>(
     model: &PlanarPendulum<f64>,
     h: f64,
     steps: usize,
 ) -> Vec<SVector<f64, 2>> {
-    let scheme = Galerkin::<S, W, Gauss, 6>::default();
-    let mut ws =
-        GalerkinWorkspace::<f64, S, W, Gauss, 6, 2, 1, N, Inline>::galerkin(&scheme).unwrap();
+    let scheme = Galerkin::<S, W, Q, R>::default();
+    let mut ws = GalerkinWorkspace::<f64, S, W, Q, R, 2, 1, N, Inline>::galerkin(&scheme).unwrap();
     let (q0, v0) = model.initial_positions_velocities();
     let mut state = GalerkinState::from_velocities(model, q0, v0).unwrap();
     (0..steps)
@@ -343,16 +342,16 @@ fn a_nonlinear_potential_separates_s_equal_w_from_s_equal_w_plus_one() {
     let pairs = |m: &PlanarPendulum<f64>| {
         [
             gap(
-                &positions::<1, 1, 3>(m, h, steps),
-                &positions::<2, 1, 5>(m, h, steps),
+                &positions::<1, 1, Gauss, 6, 3>(m, h, steps),
+                &positions::<2, 1, Gauss, 6, 5>(m, h, steps),
             ),
             gap(
-                &positions::<2, 2, 6>(m, h, steps),
-                &positions::<3, 2, 8>(m, h, steps),
+                &positions::<2, 2, Gauss, 6, 6>(m, h, steps),
+                &positions::<3, 2, Gauss, 6, 8>(m, h, steps),
             ),
             gap(
-                &positions::<3, 3, 9>(m, h, steps),
-                &positions::<4, 3, 11>(m, h, steps),
+                &positions::<3, 3, Gauss, 6, 9>(m, h, steps),
+                &positions::<4, 3, Gauss, 6, 11>(m, h, steps),
             ),
         ]
     };
@@ -367,4 +366,47 @@ fn a_nonlinear_potential_separates_s_equal_w_from_s_equal_w_plus_one() {
             w + 1
         );
     }
+}
+
+/// On E1 (constant `M`, linear `V`) the Lagrangian's integrand is a polynomial of degree
+/// `2s − 2`: Gauss `r = s`, Gauss `r = s + 1` and Lobatto `r = s + 1` integrate it
+/// exactly and move alike (spec §B.5; the reason the paper's Fig. 5 finds them equally
+/// accurate).
+#[test]
+fn on_the_planar_pendulum_exact_rules_give_one_trajectory() {
+    fn gap(a: &[SVector<f64, 2>], b: &[SVector<f64, 2>]) -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| (a - b).amax())
+            .fold(0.0, f64::max)
+    }
+    let (model, h, steps) = (PlanarPendulum::default(), 0.1, 20);
+    let gaps = [
+        {
+            let g = positions::<1, 1, Gauss, 1, 3>(&model, h, steps);
+            let (a, b) = (
+                positions::<1, 1, Gauss, 2, 3>(&model, h, steps),
+                positions::<1, 1, Lobatto, 2, 3>(&model, h, steps),
+            );
+            gap(&g, &a).max(gap(&g, &b))
+        },
+        {
+            let g = positions::<2, 2, Gauss, 2, 6>(&model, h, steps);
+            let (a, b) = (
+                positions::<2, 2, Gauss, 3, 6>(&model, h, steps),
+                positions::<2, 2, Lobatto, 3, 6>(&model, h, steps),
+            );
+            gap(&g, &a).max(gap(&g, &b))
+        },
+        {
+            let g = positions::<3, 3, Gauss, 3, 9>(&model, h, steps);
+            let (a, b) = (
+                positions::<3, 3, Gauss, 4, 9>(&model, h, steps),
+                positions::<3, 3, Lobatto, 4, 9>(&model, h, steps),
+            );
+            gap(&g, &a).max(gap(&g, &b))
+        },
+    ];
+    println!("E1, 20 steps of 0.1: Gauss(s) against Gauss(s + 1) and Lobatto(s + 1), s = w = 1, 2, 3: {gaps:?}");
+    assert!(gaps.iter().all(|&g| g <= 1e-13), "{gaps:?}");
 }
