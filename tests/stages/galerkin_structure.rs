@@ -117,9 +117,8 @@ fn pendulum_run(
         GalerkinWorkspace::<f64, 2, 2, Gauss, 2, 2, 1, 6, Inline>::galerkin(&scheme).unwrap();
     let mut state = state;
     (0..n)
-        .map(|k| {
+        .map(|_| {
             let context = StepContext::new(h, state.t);
-            let _ = k;
             state = galerkin::step(&model, &scheme, context, &state, &mut ws, &options())
                 .unwrap()
                 .0;

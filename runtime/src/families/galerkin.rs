@@ -94,9 +94,9 @@ impl<
         K: Storage,
     > GalerkinWorkspace<T, S, W, Q, R, D, M, N, K>
 {
-    /// The workspace of `scheme`, or why its parameters make no scheme.
-    pub fn galerkin(scheme: &Galerkin<S, W, Q, R>) -> Result<Self, Inadmissible> {
-        let _ = scheme;
+    /// The workspace of `scheme` (its type carries the parameters), or why its
+    /// parameters make no scheme.
+    pub fn galerkin(_scheme: &Galerkin<S, W, Q, R>) -> Result<Self, Inadmissible> {
         GalerkinTable::new(const { rule::<Q>() }).map(Self::with_coefficients)
     }
 

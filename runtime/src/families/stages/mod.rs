@@ -5,7 +5,7 @@
 //!
 //! Written here, once:
 //!
-//! - [`StageWorkspace`] (`workspace.rs`): Newton's workspace, the tableau, the family's
+//! - [`StageWorkspace`] (`workspace.rs`): Newton's workspace, the coefficients, the family's
 //!   kernel buffers and the plan, with `lobatto()`, `with_plan` and `plan`. Each family
 //!   names it by a type alias over its buffers (`PrkWorkspace`, …), the names `model!`
 //!   emits.
@@ -13,7 +13,7 @@
 //!   residual; its Jacobian zeroed (the whole matrix, or with a plan only the entries the
 //!   assembly writes) and assembled; the factorisation and solve along the plan, the
 //!   dense LU's without one.
-//! - [`Known`] (`known.rs`): what a step knows (the model, the tableau, `h`, `t⁰`, `q⁰`,
+//! - [`Known`] (`known.rs`): what a step knows (the model, the coefficients, `h`, `t⁰`, `q⁰`,
 //!   `p⁰` and what else the state gives), and the values every family computes alike:
 //!   the stage velocities and positions `Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ`, the sums
 //!   `x₀ + h Σⱼ wⱼ yʲ`, the blocks of the unknowns.

@@ -1,4 +1,4 @@
-//! The memory of a step of any assembled family: Newton's workspace, the tableau, the
+//! The memory of a step of any assembled family: Newton's workspace, the coefficients, the
 //! family's kernel buffers and the elimination plan `model!` chose, if any.
 use nalgebra::SVector;
 
@@ -9,9 +9,10 @@ use crate::solve::sparse::Plan;
 use crate::solve::{Storage, Workspace};
 use crate::tableaux::PartitionedTableau;
 
-/// Memory of a step with `S` stages and `N` unknowns: Newton's workspace, the tableau,
-/// the family's kernel buffers `F`, every `N × N` matrix in storage `K`. Each family
-/// names it after itself (a type alias over its buffers).
+/// Memory of a step with `S` stages and `N` unknowns: Newton's workspace, the
+/// coefficients `C` (a tableau, or a family's own), the family's kernel buffers `F`,
+/// every `N × N` matrix in storage `K`. Each family names it after itself (a type alias
+/// over its buffers).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StageWorkspace<
     T: Real,
