@@ -184,7 +184,7 @@ fn emission_stores_each_output_as_soon_as_it_is_computed() {
             .unwrap_or_else(|| panic!("{text:?} in {code}"))
     };
     // The variable, then `second`'s operations and store, then `first`'s.
-    assert!(at("out [2usize] = input") < at("t [0] ="), "{code}");
+    assert!(at("out [2usize] = input") < at("t0 ="), "{code}");
     assert!(at("out [0usize]") < at("* input"), "{code}");
     assert!(at("out [0usize]") > at(". cos ()"), "{code}");
     assert!(at("out [1usize]") > at("* input"), "{code}");
