@@ -14,6 +14,8 @@ mod chain;
 mod closed_loop;
 mod double_pendulum;
 mod double_top;
+#[cfg(feature = "f64-steps")]
+mod f64_steps;
 mod forced_oscillator;
 mod four_particles;
 mod mass_spring;
@@ -32,6 +34,8 @@ pub use chain::Chain10;
 pub use closed_loop::ClosedLoop;
 pub use double_pendulum::DoublePendulum3d;
 pub use double_top::DoubleTop;
+#[cfg(feature = "f64-steps")]
+pub use f64_steps::f64_steps;
 pub use forced_oscillator::ForcedOscillator;
 pub use four_particles::FourParticles;
 pub use mass_spring::MassSpring;
