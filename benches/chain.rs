@@ -65,10 +65,10 @@ fn bench<Mdl, const D: usize, const M: usize>(
     c: &mut Criterion,
     links: usize,
     model: Mdl,
-    initial: GglState<f64, D, M>,
+    initial: NodeState<f64, D, M>,
 ) -> Record
 where
-    Mdl: Step<f64, GglEm, State = GglState<f64, D, M>>,
+    Mdl: Step<f64, GglEm, State = NodeState<f64, D, M>>,
 {
     let mut sim = Box::new(Integrator::new(model, GglEm, STEP, initial));
     if count_only() {

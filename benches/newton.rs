@@ -240,11 +240,11 @@ fn both_schemes<Mdl, const D: usize, const M: usize>(
     name: &str,
     model: Mdl,
     h: f64,
-    initial: GglState<f64, D, M>,
+    initial: NodeState<f64, D, M>,
     steps: u32,
 ) where
-    Mdl: Step<f64, GglEm, State = GglState<f64, D, M>>
-        + Step<f64, GglViA, State = GglState<f64, D, M>>
+    Mdl: Step<f64, GglEm, State = NodeState<f64, D, M>>
+        + Step<f64, GglViA, State = NodeState<f64, D, M>>
         + Clone,
 {
     let em = format!("{name}_em");

@@ -112,7 +112,7 @@ struct EveryScheme<'c, Mdl, const D: usize, const M: usize> {
     model: Mdl,
     h: f64,
     reset: u32,
-    node: GglState<f64, D, M>,
+    node: NodeState<f64, D, M>,
 }
 
 impl<Mdl: Clone, const D: usize, const M: usize> SchemeVisitor<f64, Mdl, D, M>
@@ -144,7 +144,7 @@ fn every_scheme<Mdl, const D: usize, const M: usize>(
     group: &'static str,
     model: Mdl,
     (h, span): (f64, f64),
-    node: GglState<f64, D, M>,
+    node: NodeState<f64, D, M>,
 ) where
     Mdl: DeclaredSchemes<f64, D, M> + Clone,
 {

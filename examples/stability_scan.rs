@@ -10,7 +10,7 @@ const T_END: f64 = 100.0;
 /// Whether the run at step `h` stays stable to `T_END`, and if not, when and why.
 fn stable<S: SchemeInfo + Copy>(scheme: S, h: f64) -> Result<(), (f64, &'static str)>
 where
-    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
+    FourParticles: Step<f64, S, State = NodeState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let state = model
@@ -30,7 +30,7 @@ where
 
 fn scan<S: SchemeInfo + Copy>(scheme: S)
 where
-    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
+    FourParticles: Step<f64, S, State = NodeState<f64, 12, 2>>,
 {
     let grid = (1..=140).map(|k| 0.005 * f64::from(k));
     let mut largest = None;

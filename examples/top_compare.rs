@@ -9,7 +9,7 @@ use livens_models::LagrangeTop;
 /// Max over the run of |E − E⁰|, |J₃ − J₃⁰|, |g(q)|, |G M⁻¹ p|, and mean Newton iterations.
 fn run<S: SchemeInfo + Copy>(scheme: S) -> Result<[f64; 5], Box<dyn std::error::Error>>
 where
-    LagrangeTop: Step<f64, S, State = GglState<f64, 12, 9>>,
+    LagrangeTop: Step<f64, S, State = NodeState<f64, 12, 9>>,
 {
     let model = LagrangeTop::default();
     let state = model.initial_state()?;

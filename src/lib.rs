@@ -3,7 +3,7 @@
 //!
 //! Declare a model with [`model!`]; the macro differentiates it symbolically at build
 //! time and emits the residual and exact Jacobian of each scheme's discrete equations.
-//! Then: initialise consistently ([`GglState::consistent`]), step ([`Integrator::step`]),
+//! Then: initialise consistently ([`NodeState::consistent`]), step ([`Integrator::step`]),
 //! read diagnostics ([`Diagnostics`], [`MomentumMaps`]).
 //!
 //! ```
@@ -25,7 +25,7 @@
 //! let model = Pendulum::new();
 //! let q = SVector::from([1.0, 0.0, 0.0]);
 //! let v = SVector::from([0.0, 1.0, 0.0]);
-//! let state = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 }).unwrap();
+//! let state = NodeState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 }).unwrap();
 //! let mut sim = Integrator::new(model, GglEm, 0.05, state);
 //! let e0 = Diagnostics::of(sim.model(), sim.state()).hamiltonian;
 //! for _ in 0..100 {
@@ -47,9 +47,12 @@ pub use livens_runtime::*;
 /// Everything a user of a model needs in scope.
 pub mod prelude {
     pub use livens_runtime::schemes::*;
+    /// [`NodeState`] under its first name, kept for one release.
+    #[allow(deprecated)]
+    pub use livens_runtime::GglState;
     pub use livens_runtime::{
-        Consistency, DeclaredSchemes, Diagnostics, DiscreteSystem, FromNode, GglState, Guess,
-        InputValues, Integrator, Linearize, Model, MomentumMaps, NewtonOptions, NodeValues,
+        Consistency, DeclaredSchemes, Diagnostics, DiscreteSystem, FromNode, Guess, InputValues,
+        Integrator, Linearize, Model, MomentumMaps, NewtonOptions, NodeState, NodeValues,
         NonholonomicState, Parameters, PhaseState, PointKernels, SMatrix, SVector, SchemeInfo,
         SchemeVisitor, SolveError, Step, StepContext,
     };

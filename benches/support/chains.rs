@@ -26,12 +26,12 @@ macro_rules! chain {
 
         impl $name<f64> {
             /// Straight out along e1 at rest.
-            pub fn initial_state(&self) -> livens::GglState<f64, { 3 * $n }, $n> {
+            pub fn initial_state(&self) -> livens::NodeState<f64, { 3 * $n }, $n> {
                 let mut q = livens::SVector::<f64, { 3 * $n }>::zeros();
                 for k in 0..$n {
                     q[3 * k] = (k + 1) as f64 * self.l;
                 }
-                livens::GglState::consistent(
+                livens::NodeState::consistent(
                     self,
                     q,
                     livens::SVector::zeros(),

@@ -21,7 +21,7 @@
 //! the tolerance (one more update than needed; at least one iteration). `J` is the exact
 //! Jacobian, written out below, factored by nalgebra's dense LU.
 use livens::schemes::GglEm;
-use livens::{GglState, Integrator};
+use livens::{Integrator, NodeState};
 use livens_models::Pendulum3d;
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 
@@ -38,7 +38,7 @@ pub struct Pendulum {
     pub g: f64,
 }
 
-/// The state at a node: what the generated step carries in `GglState<f64, 3, 1>`.
+/// The state at a node: what the generated step carries in `NodeState<f64, 3, 1>`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct State {
     pub t: f64,
@@ -154,7 +154,7 @@ pub fn step(pendulum: &Pendulum, h: f64, known: &State) -> Result<(State, u32), 
 }
 
 /// The hand-written parameters and state of a generated model and state.
-pub fn from_generated(model: &Pendulum3d, state: &GglState<f64, 3, 1>) -> (Pendulum, State) {
+pub fn from_generated(model: &Pendulum3d, state: &NodeState<f64, 3, 1>) -> (Pendulum, State) {
     let pendulum = Pendulum {
         m: model.m,
         l: model.l,
@@ -173,7 +173,7 @@ pub fn from_generated(model: &Pendulum3d, state: &GglState<f64, 3, 1>) -> (Pendu
 
 /// The largest difference between a hand-written and a generated state, over `t`, `q`,
 /// `v`, `p`, `λ` and `γ`.
-pub fn difference(a: &State, b: &GglState<f64, 3, 1>) -> f64 {
+pub fn difference(a: &State, b: &NodeState<f64, 3, 1>) -> f64 {
     [
         (a.t - b.t).abs(),
         (a.q - b.q).amax(),

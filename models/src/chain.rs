@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 
 model! {
@@ -55,9 +55,9 @@ impl Chain10<f64> {
 
     /// The consistent initial state: the data lie exactly on both constraint levels
     /// and are checked, not projected.
-    pub fn initial_state(&self) -> Result<GglState<f64, 30, 10>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 30, 10>, InitError<f64>> {
         let (mut q, v) = Self::initial_positions_velocities();
         q *= self.l;
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-14 })
+        NodeState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-14 })
     }
 }

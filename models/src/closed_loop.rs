@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 
 model! {
@@ -72,7 +72,7 @@ impl ClosedLoop<f64> {
     pub const DEFAULT_SPAN: f64 = 10.0;
 
     /// The square at rest: `φ = (±l/2, 0, 0)`, `(0, ±l/2, 0)`, every `q = (1, 0, 0, 0)`.
-    pub fn initial_state(&self) -> Result<GglState<f64, 28, 16>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 28, 16>, InitError<f64>> {
         let h = 0.5 * self.l;
         let centres = [[h, 0.0, 0.0], [0.0, h, 0.0], [-h, 0.0, 0.0], [0.0, -h, 0.0]];
         let mut q = SVector::<f64, 28>::zeros();
@@ -80,7 +80,7 @@ impl ClosedLoop<f64> {
             q.fixed_rows_mut::<3>(3 * a).copy_from_slice(c);
             q[12 + 4 * a] = 1.0;
         }
-        GglState::consistent(
+        NodeState::consistent(
             self,
             q,
             SVector::zeros(),

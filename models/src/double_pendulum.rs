@@ -1,7 +1,7 @@
 //! The 3D double pendulum of the Galerkin paper (Wenger, Ober-Blöbaum, Leyendecker,
 //! "Construction and analysis of higher order variational integrators for dynamical
 //! systems with holonomic constraints", §4, Fig. 3; spec `next_packages.md` §B.6 E2).
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 use nalgebra::ComplexField;
 
@@ -58,8 +58,8 @@ impl DoublePendulum3d<f64> {
     }
 
     /// That initial state, on both constraint levels (checked, not projected).
-    pub fn initial_state(&self) -> Result<GglState<f64, 6, 2>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 6, 2>, InitError<f64>> {
         let (q, v) = self.initial_positions_velocities();
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-15 })
+        NodeState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-15 })
     }
 }

@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 use nalgebra::ComplexField;
 
@@ -63,7 +63,7 @@ impl DoubleTop<f64> {
     /// `ϑ₀ = π/3` about e₁, `ω₁ = ω_p e₃ + ω_s d₃` with `ω_p = 10` and the heavy top's
     /// `ω_s`), the second hanging straight down from it (`q2 = (1, 0, 0, 0)`) and spinning
     /// about the vertical at `ω₂ = ω_p e₃`; `φ` and `φ̇` from the joint.
-    pub fn initial_state(&self) -> Result<GglState<f64, 11, 5>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 11, 5>, InitError<f64>> {
         let th = crate::HeavyTop::<f64>::TILT;
         let wp = crate::HeavyTop::<f64>::PRECESSION;
         let spin = crate::HeavyTop {
@@ -100,6 +100,6 @@ impl DoubleTop<f64> {
         v.fixed_rows_mut::<4>(0).copy_from_slice(&v1);
         v.fixed_rows_mut::<3>(4).copy_from_slice(&phi_dot);
         v.fixed_rows_mut::<4>(7).copy_from_slice(&v2);
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-13 })
+        NodeState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-13 })
     }
 }

@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 use nalgebra::ComplexField;
 
@@ -44,9 +44,9 @@ impl ForcedOscillator<f64> {
     }
 
     /// The node at `t = 0` of [`initial_positions_velocities`](Self::initial_positions_velocities).
-    pub fn initial_state(&self) -> Result<GglState<f64, 1, 0>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 1, 0>, InitError<f64>> {
         let (q, v) = Self::initial_positions_velocities();
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-12 })
+        NodeState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-12 })
     }
 
     /// The exact `(x(t), ẋ(t))` from `(x₀, v₀)` at `t = 0` (underdamped, `c² < 4km`): the

@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 
 model! {
@@ -68,8 +68,8 @@ impl FourParticles<f64> {
 
     /// The paper's consistent initial state; the data lie exactly on both constraint
     /// levels and are checked, not projected.
-    pub fn initial_state(&self) -> Result<GglState<f64, 12, 2>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 12, 2>, InitError<f64>> {
         let (q, v) = Self::initial_positions_velocities();
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-14 })
+        NodeState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-14 })
     }
 }

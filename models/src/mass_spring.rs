@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 
 model! {
@@ -47,9 +47,9 @@ impl MassSpring<f64> {
 
     /// The paper's initial data `q⁰ = (0, 1.1, 0)`, `v⁰ = (1, 1, −1)`, on both constraint
     /// levels (checked, not projected), `p⁰ = M v⁰`.
-    pub fn initial_state(&self) -> Result<GglState<f64, 3, 1>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 3, 1>, InitError<f64>> {
         let q = SVector::from([0.0, 1.1, 0.0]);
         let v = SVector::from([1.0, 1.0, -1.0]);
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-15 })
+        NodeState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-15 })
     }
 }

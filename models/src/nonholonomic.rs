@@ -2,7 +2,8 @@
 //! systems" (Martín de Diego, Sato Martín de Almagro; spec 002 §5.1–5.3), integrated by
 //! the nonholonomic Lobatto IIIA–IIIB method.
 use livens::{
-    Consistency, GglState, InitError, NonholonomicKernels, NonholonomicState, PointKernels, SVector,
+    Consistency, InitError, NodeState, NonholonomicKernels, NonholonomicState, PointKernels,
+    SVector,
 };
 use livens_macros::model;
 use nalgebra::ComplexField;
@@ -28,7 +29,7 @@ impl NonholonomicParticle<f64> {
 
     /// The node `q⁰ = (0.5, 0.3, 0)`, `v⁰ = (0.2, 0.4, 0.06)` (`Φ = 0`); the scheme's
     /// state takes `λ⁰` from the continuous equations at its first step.
-    pub fn initial_state(&self) -> Result<GglState<f64, 3, 0>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 3, 0>, InitError<f64>> {
         let (q, v) = (
             SVector::from([0.5, 0.3, 0.0]),
             SVector::from([0.2, 0.4, 0.06]),
@@ -71,13 +72,13 @@ impl Transmission<f64> {
     pub const DEFAULT_SPAN: f64 = 100.0;
 
     /// The low-energy node ([`initial_node`](Self::initial_node)), the command's.
-    pub fn initial_state(&self) -> Result<GglState<f64, 3, 0>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 3, 0>, InitError<f64>> {
         self.initial_node(false)
     }
 
     /// The node `q⁰ = (1, 0, 1)`, `v⁰ = (0, ẏ⁰, 0)`: `ẏ⁰ = 3√10/5` (low energy,
     /// `E_T = 9/5`, the driver oscillates) or `√8` (high energy, `E_T = 4`, it rotates).
-    pub fn initial_node(&self, high_energy: bool) -> Result<GglState<f64, 3, 0>, InitError<f64>> {
+    pub fn initial_node(&self, high_energy: bool) -> Result<NodeState<f64, 3, 0>, InitError<f64>> {
         let vy = if high_energy {
             ComplexField::sqrt(8.0)
         } else {
@@ -125,7 +126,7 @@ impl Chaotic<f64> {
     pub const DEFAULT_SPAN: f64 = 100.0;
 
     /// The first member of the spec's ensemble of seven, the command's.
-    pub fn initial_state(&self) -> Result<GglState<f64, 7, 0>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 7, 0>, InitError<f64>> {
         self.initial_node(0, 7)
     }
 
@@ -136,7 +137,7 @@ impl Chaotic<f64> {
         &self,
         j: usize,
         members: usize,
-    ) -> Result<GglState<f64, 7, 0>, InitError<f64>> {
+    ) -> Result<NodeState<f64, 7, 0>, InitError<f64>> {
         let angle = j as f64 * core::f64::consts::PI / (2.0 * (members - 1) as f64);
         let q = SVector::from([ComplexField::cos(angle), 0.6, 0.4, 0.2, 1.0, 1.0, 1.0]);
         let mut v = SVector::zeros();
@@ -151,11 +152,11 @@ fn node<Mdl, const D: usize>(
     model: &Mdl,
     q: SVector<f64, D>,
     v: SVector<f64, D>,
-) -> Result<GglState<f64, D, 0>, InitError<f64>>
+) -> Result<NodeState<f64, D, 0>, InitError<f64>>
 where
     Mdl: livens::Model<f64, D, 0> + PointKernels<f64, D> + NonholonomicKernels<f64, D, 1>,
 {
     let exact = Consistency::Reject { tolerance: 0.0 };
     NonholonomicState::consistent(model, q, v, exact)?;
-    GglState::consistent(model, q, v, exact)
+    NodeState::consistent(model, q, v, exact)
 }

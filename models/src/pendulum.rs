@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 
 model! {
@@ -44,8 +44,8 @@ impl Pendulum3d<f64> {
     /// The paper's consistent initial state, with `p⁰ = M v⁰` and the initial `λ⁰`.
     /// The data lie exactly on both constraint levels; they are checked, not
     /// projected, so that an edit that breaks them fails loudly.
-    pub fn initial_state(&self) -> Result<GglState<f64, 3, 1>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 3, 1>, InitError<f64>> {
         let (q, v) = Self::initial_positions_velocities();
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-14 })
+        NodeState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-14 })
     }
 }

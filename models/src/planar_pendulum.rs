@@ -4,7 +4,7 @@
 //! same pendulum with a nonlinear potential (E3), the spec's addition: a linear potential
 //! makes the Lagrangian's integrand a polynomial, which hides the difference between
 //! multipliers of degree `s` and `s − 1` and between the quadrature rules.
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 use nalgebra::ComplexField;
 
@@ -58,8 +58,8 @@ impl PlanarPendulum<f64> {
     }
 
     /// The spec's initial state, on both constraint levels (checked, not projected).
-    pub fn initial_state(&self) -> Result<GglState<f64, 2, 1>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 2, 1>, InitError<f64>> {
         let (q, v) = self.initial_positions_velocities();
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-15 })
+        NodeState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-15 })
     }
 }

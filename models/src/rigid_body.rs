@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 use nalgebra::ComplexField;
 
@@ -21,10 +21,10 @@ pub(crate) fn quaternion_velocity(q: [f64; 4], omega: [f64; 3]) -> [f64; 4] {
 /// angular velocities coincide.
 fn free_body_start<Mdl: livens::Model<f64, 4, 1>>(
     model: &Mdl,
-) -> Result<GglState<f64, 4, 1>, InitError<f64>> {
+) -> Result<NodeState<f64, 4, 1>, InitError<f64>> {
     let q = [1.0, 0.0, 0.0, 0.0];
     let v = quaternion_velocity(q, [10.0, 20.0, 20.0]);
-    GglState::consistent(
+    NodeState::consistent(
         model,
         SVector::from(q),
         SVector::from(v),
@@ -67,7 +67,7 @@ impl FreeBody<f64> {
 
     /// The paper's initial data: `q⁰ = (1, 0, 0, 0)`, `Ω⁰ = (10, 20, 20)`,
     /// `v⁰ = ½ G(q⁰)ᵀ Ω⁰ = (0, 5, 10, 10)`, `p⁰ = M̃₄(q⁰) v⁰ = (0, 120, 320, 120)`.
-    pub fn initial_state(&self) -> Result<GglState<f64, 4, 1>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 4, 1>, InitError<f64>> {
         free_body_start(self)
     }
 }
@@ -95,7 +95,7 @@ model! {
 
 impl FreeBodyGeneric<f64> {
     /// [`FreeBody::initial_state`].
-    pub fn initial_state(&self) -> Result<GglState<f64, 4, 1>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 4, 1>, InitError<f64>> {
         free_body_start(self)
     }
 }
@@ -165,7 +165,7 @@ impl HeavyTop<f64> {
 
     /// Steady precession, eqs. (117)–(119): `q⁰ = (cos ϑ₀/2, sin ϑ₀/2, 0, 0)`,
     /// `ω⁰ = ω_p e₃ + ω_s d₃`, `d₃ = R(q⁰) e₃ = (0, −sin ϑ₀, cos ϑ₀)`, `v⁰ = ½ E(q⁰)ᵀ ω⁰`.
-    pub fn initial_state(&self) -> Result<GglState<f64, 4, 1>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 4, 1>, InitError<f64>> {
         let th = Self::TILT;
         let q = [
             ComplexField::cos(0.5 * th),
@@ -180,7 +180,7 @@ impl HeavyTop<f64> {
             Self::PRECESSION + ws * ComplexField::cos(th),
         ];
         let v = quaternion_velocity(q, omega);
-        GglState::consistent(
+        NodeState::consistent(
             self,
             SVector::from(q),
             SVector::from(v),

@@ -1,7 +1,7 @@
 //! The Chaplygin sleigh: a rigid body on the plane resting on a knife edge that cannot
 //! slip sideways, the classical nonholonomic system whose forward speed can only grow
 //! (issue 30).
-use livens::{Consistency, GglState, InitError, NonholonomicState, SVector};
+use livens::{Consistency, InitError, NodeState, NonholonomicState, SVector};
 use livens_macros::model;
 
 model! {
@@ -70,7 +70,7 @@ impl ChaplyginSleigh<f64> {
 
     /// At the origin heading along `x` with forward speed `u = 1` and turn rate `ω = 2`
     /// (energy 1.4 with the default parameters).
-    pub fn initial_state(&self) -> Result<GglState<f64, 3, 0>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 3, 0>, InitError<f64>> {
         self.node(0.0, 1.0, 2.0)
     }
 
@@ -81,13 +81,13 @@ impl ChaplyginSleigh<f64> {
         theta: f64,
         u: f64,
         omega: f64,
-    ) -> Result<GglState<f64, 3, 0>, InitError<f64>> {
+    ) -> Result<NodeState<f64, 3, 0>, InitError<f64>> {
         let (s, c) = libm_sin_cos(theta);
         let q = SVector::from([0.0, 0.0, theta]);
         let v = SVector::from([u * c, u * s, omega]);
         let exact = Consistency::Reject { tolerance: 1e-15 };
         NonholonomicState::<f64, 3, 1>::consistent(self, q, v, exact)?;
-        GglState::consistent(self, q, v, exact)
+        NodeState::consistent(self, q, v, exact)
     }
 }
 

@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 use nalgebra::ComplexField;
 
@@ -42,8 +42,8 @@ impl SphericalPendulum<f64> {
     }
 
     /// The spec's initial state, on both constraint levels (checked, not projected).
-    pub fn initial_state(&self) -> Result<GglState<f64, 3, 1>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 3, 1>, InitError<f64>> {
         let (q, v) = Self::initial_positions_velocities();
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-15 })
+        NodeState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-15 })
     }
 }

@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 
 model! {
@@ -38,9 +38,9 @@ impl SpringPendulum<f64> {
 
     /// The paper's initial data: `q⁰ = (1.05, π/2, 0)` (5 % stretch), `v⁰ = (0, 1, 1)`,
     /// `p⁰ = M(q⁰) v⁰`.
-    pub fn initial_state(&self) -> Result<GglState<f64, 3, 0>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 3, 0>, InitError<f64>> {
         let q = SVector::from([1.05, core::f64::consts::FRAC_PI_2, 0.0]);
         let v = SVector::from([0.0, 1.0, 1.0]);
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 0.0 })
+        NodeState::consistent(self, q, v, Consistency::Reject { tolerance: 0.0 })
     }
 }

@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 
 model! {
@@ -105,9 +105,9 @@ impl LagrangeTop<f64> {
 
     /// The consistent initial state. The directors are orthonormal only up to rounding,
     /// so the data are projected (a change of order 1e-16).
-    pub fn initial_state(&self) -> Result<GglState<f64, 12, 9>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 12, 9>, InitError<f64>> {
         let (q, v) = self.initial_positions_velocities();
-        GglState::consistent(self, q, v, Consistency::Project { tolerance: 1e-15 })
+        NodeState::consistent(self, q, v, Consistency::Project { tolerance: 1e-15 })
     }
 }
 

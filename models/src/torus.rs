@@ -1,4 +1,4 @@
-use livens::{Consistency, GglState, InitError, SVector};
+use livens::{Consistency, InitError, NodeState, SVector};
 use livens_macros::model;
 use nalgebra::ComplexField;
 
@@ -59,8 +59,8 @@ impl ParticleOnTorus<f64> {
     }
 
     /// The initial state, checked (not projected) against both constraint levels.
-    pub fn initial_state(&self) -> Result<GglState<f64, 3, 1>, InitError<f64>> {
+    pub fn initial_state(&self) -> Result<NodeState<f64, 3, 1>, InitError<f64>> {
         let (q, v) = Self::initial_positions_velocities();
-        GglState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-14 })
+        NodeState::consistent(self, q, v, Consistency::Reject { tolerance: 1e-14 })
     }
 }

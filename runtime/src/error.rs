@@ -101,7 +101,7 @@ pub enum SolveError<T> {
     },
     /// Newton converged, but the solution breaks the energy balance of an
     /// energy-conserving scheme by more than a tolerance scaled to Newton's
-    /// ([`families::ggl::energy_balance`](crate::families::ggl::energy_balance)): it is
+    /// ([`families::two_point::energy_balance`](crate::families::two_point::energy_balance)): it is
     /// another root of the step equations, not the step. Refused as a failed solve is.
     EnergyBalance {
         /// `E¹ − E⁰` of the solution found.
@@ -176,7 +176,7 @@ impl<T: fmt::Debug> fmt::Display for SolveError<T> {
             Self::NonFiniteState { field } => write!(
                 f,
                 "the state's `{field}` is NaN or infinite; start from a finite state \
-                 (GglState::consistent checks one)"
+                 (NodeState::consistent checks one)"
             ),
             Self::Parameter(e) => write!(f, "{e}"),
             Self::InvalidOptions { reason } => write!(f, "invalid Newton options: {reason}"),
@@ -197,7 +197,7 @@ impl<T: fmt::Debug> fmt::Display for SolveError<T> {
 #[cfg(feature = "std")]
 impl<T: fmt::Debug> std::error::Error for SolveError<T> {}
 
-/// Why [`GglState::consistent`](crate::GglState::consistent) refused the initial data.
+/// Why [`NodeState::consistent`](crate::NodeState::consistent) refused the initial data.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum InitError<T> {
     /// [`Consistency::Reject`](crate::Consistency::Reject): the data violates a

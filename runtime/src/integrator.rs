@@ -62,7 +62,7 @@ impl<T: Real, Mdl: Step<T, S>, S> Integrator<T, Mdl, S, Inline> {
     /// An integrator at `state` with step size `h` and the default Newton options
     /// (tolerance `1e-9`, 40 iterations), its workspace inside it.
     ///
-    /// `state` should be consistent (see [`GglState::consistent`](crate::GglState::consistent)).
+    /// `state` should be consistent (see [`NodeState::consistent`](crate::NodeState::consistent)).
     /// The step size is not validated: a non-finite `h` shows up as a failed step, while
     /// a negative `h` integrates backwards in time (the schemes are defined for either
     /// sign).

@@ -5,7 +5,7 @@
 //!
 //! Layout: [`step`] (the [`Step`] trait, options, named blocks) → [`families`] (how a
 //! step of each family is solved) → [`solve`] (Newton, its policy, in-place LU, the
-//! workspace) ; [`state`](GglState) (one type per layout, read through
+//! workspace) ; [`state`](NodeState) (one type per layout, read through
 //! [`NodeValues`]); [`Integrator`] ties a model, a scheme, its state and its
 //! workspace together.
 //!
@@ -42,7 +42,7 @@ pub mod tableaux;
 pub use declared::{DeclaredSchemes, SchemeVisitor};
 pub use diagnostics::Diagnostics;
 pub use error::{InitError, SolveError};
-pub use families::ggl::DiscreteSystem;
+pub use families::two_point::DiscreteSystem;
 pub use integrator::Integrator;
 pub use kernels::{
     ConstraintPatterns, HolonomicKernels, KernelPatterns, NonholonomicKernels, PointKernels,
@@ -54,8 +54,11 @@ pub use model::{
 };
 pub use schemes::info::{Orders, SchemeInfo};
 pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
+/// [`NodeState`] under its first name, kept for one release.
+#[allow(deprecated)]
+pub use state::GglState;
 pub use state::{
-    nonholonomic_multiplier, Consistency, FromNode, GalerkinState, GglState, Lagged, NodeValues,
+    nonholonomic_multiplier, Consistency, FromNode, GalerkinState, Lagged, NodeState, NodeValues,
     NonholonomicState, PhaseState,
 };
 pub use step::{Guess, Step, StepContext, StepOptions};
@@ -86,7 +89,7 @@ pub mod __private {
     }
     pub use crate::linearize::{Linearize, Linearized};
     pub use crate::solve::{max_abs, StepReport, Storage, Workspace};
-    pub use crate::state::{GalerkinState, GglState, NodeValues, NonholonomicState, PhaseState};
+    pub use crate::state::{GalerkinState, NodeState, NodeValues, NonholonomicState, PhaseState};
     pub use crate::step::check_step;
     pub use crate::step::{Block, Guess, Step, StepContext, StepOptions, WrongLength};
     pub use crate::SolveError;

@@ -132,7 +132,7 @@ pub trait Model<T: Real, const D: usize, const M: usize, const Q: usize = D>:
     /// Whether the runtime parameters describe a model the equations mean something for:
     /// every parameter finite, and every condition of the model's `requires` block
     /// (`m > 0.0`, `J1 <= J2 + J3`) true. `model!` generates it; the step and
-    /// [`GglState::consistent`](crate::GglState::consistent) call it first, so a NaN or
+    /// [`NodeState::consistent`](crate::NodeState::consistent) call it first, so a NaN or
     /// negative mass is reported as such rather than as a failed Newton solve. The
     /// default (for hand-written models) accepts everything.
     fn check_parameters(&self) -> Result<(), ParameterError<T>> {

@@ -3,14 +3,14 @@
 //! `g = ½ (r·r / l² − 1)`, with a hand-written GGL energy–momentum discretisation.
 //! Exercises consistent initialisation, diagnostics and the integrator without the
 //! `model!` macro.
-use livens_runtime::families::ggl;
+use livens_runtime::families::two_point;
 use livens_runtime::schemes::GglEm;
 use livens_runtime::solve::{Storage, Workspace};
 use livens_runtime::space::Euclidean;
 use livens_runtime::step::{Block, WrongLength};
 use livens_runtime::{
-    Configuration, Consistency, Diagnostics, DiscreteSystem, GglState, Guess, InitError,
-    Integrator, Model, NewtonOptions, SMatrix, SVector, SolveError, Step, StepContext, StepOptions,
+    Configuration, Consistency, Diagnostics, DiscreteSystem, Guess, InitError, Integrator, Model,
+    NewtonOptions, NodeState, SMatrix, SVector, SolveError, Step, StepContext, StepOptions,
     StepReport,
 };
 use nalgebra::{Matrix3, Vector3};
@@ -108,7 +108,7 @@ impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
         &self,
         _scheme: &GglEm,
         h: f64,
-        known: &GglState<f64, 3, 1>,
+        known: &NodeState<f64, 3, 1>,
         _inputs: &[f64; 0],
         x: &SVector<f64, 8>,
         r: &mut SVector<f64, 8>,
@@ -151,7 +151,7 @@ impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
         &self,
         _scheme: &GglEm,
         h: f64,
-        known: &GglState<f64, 3, 1>,
+        known: &NodeState<f64, 3, 1>,
         _inputs: &[f64; 0],
         x: &SVector<f64, 8>,
         r: &mut SVector<f64, 8>,
@@ -176,7 +176,7 @@ impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
         &self,
         _scheme: &GglEm,
         h: f64,
-        known: &GglState<f64, 3, 1>,
+        known: &NodeState<f64, 3, 1>,
         _inputs: &[f64; 0],
         guess: Guess,
     ) -> SVector<f64, 8> {
@@ -196,12 +196,12 @@ impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
         &self,
         _scheme: &GglEm,
         h: f64,
-        known: &GglState<f64, 3, 1>,
+        known: &NodeState<f64, 3, 1>,
         _inputs: &[f64; 0],
         x: &SVector<f64, 8>,
-    ) -> GglState<f64, 3, 1> {
+    ) -> NodeState<f64, 3, 1> {
         let (q1, p1, lambda, gamma) = unpack(x);
-        GglState {
+        NodeState {
             t: known.t + h,
             q: q1,
             v: p1 / self.m,
@@ -214,7 +214,7 @@ impl DiscreteSystem<f64, GglEm, 3, 1, 8> for Pendulum {
 
 impl Step<f64, GglEm> for Pendulum {
     type Inputs = [f64; 0];
-    type State = GglState<f64, 3, 1>;
+    type State = NodeState<f64, 3, 1>;
     type Workspace<K: Storage> = Workspace<f64, 8, K>;
     const UNKNOWNS: &'static [Block] = <Self as DiscreteSystem<f64, GglEm, 3, 1, 8>>::UNKNOWNS;
 
@@ -234,7 +234,7 @@ impl Step<f64, GglEm> for Pendulum {
         workspace: &mut Workspace<f64, 8, K>,
         options: &StepOptions<f64>,
     ) -> Result<(Self::State, StepReport<f64>), SolveError<f64>> {
-        ggl::step(self, scheme, context, state, workspace, options)
+        two_point::step(self, scheme, context, state, workspace, options)
     }
 
     fn equations<K: Storage>(
@@ -247,13 +247,13 @@ impl Step<f64, GglEm> for Pendulum {
         r: &mut [f64],
         jac: &mut [f64],
     ) -> Result<(), WrongLength> {
-        ggl::equations(self, scheme, context, state, workspace, x, r, jac)
+        two_point::equations(self, scheme, context, state, workspace, x, r, jac)
     }
 }
 
 /// A consistent state off the equator, so gravity enters `λ` and the energy.
-fn tilted() -> GglState<f64, 3, 1> {
-    GglState::consistent(
+fn tilted() -> NodeState<f64, 3, 1> {
+    NodeState::consistent(
         &UNIT,
         Vector3::new(0.6, 0.0, -0.8),
         Vector3::new(0.0, 1.5, 0.0),
@@ -262,7 +262,7 @@ fn tilted() -> GglState<f64, 3, 1> {
     .expect("consistent")
 }
 
-fn bits(s: &GglState<f64, 3, 1>) -> Vec<u64> {
+fn bits(s: &NodeState<f64, 3, 1>) -> Vec<u64> {
     core::iter::once(s.t)
         .chain(s.q.iter().copied())
         .chain(s.v.iter().copied())
@@ -297,7 +297,7 @@ fn reject_accepts_consistent_data_and_derives_the_rest() {
 fn lambda_on_the_equator_is_the_centripetal_force() {
     // q = [l, 0, 0], v = [0, 1, 0]: gravity is tangential, λ = m v·v (independent of l
     // once |r| = l, because g is scaled by 1/l²).
-    let s = GglState::consistent(
+    let s = NodeState::consistent(
         &UNIT,
         Vector3::new(1.0, 0.0, 0.0),
         Vector3::new(0.0, 1.0, 0.0),
@@ -311,7 +311,7 @@ fn lambda_on_the_equator_is_the_centripetal_force() {
         l: 1.5,
         g: 9.81,
     };
-    let s = GglState::consistent(
+    let s = NodeState::consistent(
         &heavy,
         Vector3::new(1.5, 0.0, 0.0),
         Vector3::new(0.0, 1.0, 0.0),
@@ -326,7 +326,7 @@ fn lambda_on_the_equator_is_the_centripetal_force() {
 fn reject_refuses_inconsistent_data() {
     let q = Vector3::new(1.1, 0.05, -0.2);
     let v = Vector3::new(0.3, 1.0, 0.4);
-    let err = GglState::consistent(&UNIT, q, v, Consistency::Reject { tolerance: 1e-12 });
+    let err = NodeState::consistent(&UNIT, q, v, Consistency::Reject { tolerance: 1e-12 });
     assert_eq!(
         err,
         Err(InitError::Inconsistent {
@@ -335,7 +335,7 @@ fn reject_refuses_inconsistent_data() {
         })
     );
     // Consistent positions with an inconsistent velocity are refused as well.
-    let err = GglState::consistent(
+    let err = NodeState::consistent(
         &UNIT,
         Vector3::new(1.0, 0.0, 0.0),
         Vector3::new(0.5, 1.0, 0.0),
@@ -349,7 +349,7 @@ fn reject_refuses_inconsistent_data() {
         })
     );
     // NaN is never "within tolerance": it is refused before the check.
-    let err = GglState::consistent(
+    let err = NodeState::consistent(
         &UNIT,
         Vector3::new(f64::NAN, 0.0, 0.0),
         Vector3::zeros(),
@@ -362,7 +362,7 @@ fn reject_refuses_inconsistent_data() {
 fn project_moves_inconsistent_data_onto_both_constraint_levels() {
     let q0 = Vector3::new(1.1, 0.05, -0.2);
     let v0 = Vector3::new(0.3, 1.0, 0.4);
-    let s = GglState::consistent(&UNIT, q0, v0, Consistency::Project { tolerance: 1e-12 })
+    let s = NodeState::consistent(&UNIT, q0, v0, Consistency::Project { tolerance: 1e-12 })
         .expect("projectable");
     let g = UNIT.constraints(&s.q)[0];
     let gv = (UNIT.constraint_jacobian(&s.q) * s.v)[0];
@@ -387,7 +387,7 @@ fn project_moves_inconsistent_data_onto_both_constraint_levels() {
 fn project_leaves_consistent_data_alone() {
     let q = Vector3::new(0.0, 0.0, -1.0);
     let v = Vector3::new(0.7, -0.2, 0.0);
-    let s = GglState::consistent(&UNIT, q, v, Consistency::Project { tolerance: 1e-12 })
+    let s = NodeState::consistent(&UNIT, q, v, Consistency::Project { tolerance: 1e-12 })
         .expect("consistent");
     assert_eq!(s.q, q);
     assert_eq!(s.v, v);
@@ -396,14 +396,14 @@ fn project_leaves_consistent_data_alone() {
 #[test]
 fn degenerate_constraints_are_reported() {
     // At r = 0 the constraint gradient vanishes: G M⁻¹ Gᵀ = 0.
-    let err = GglState::consistent(
+    let err = NodeState::consistent(
         &UNIT,
         Vector3::zeros(),
         Vector3::zeros(),
         Consistency::Project { tolerance: 1e-12 },
     );
     assert_eq!(err, Err(InitError::SingularConstraints));
-    let err = GglState::consistent(
+    let err = NodeState::consistent(
         &UNIT,
         Vector3::new(f64::NAN, 0.0, 0.0),
         Vector3::zeros(),
@@ -463,7 +463,7 @@ fn unconstrained_models_initialise_as_given() {
         Consistency::Reject { tolerance: 0.0 },
         Consistency::Project { tolerance: 0.0 },
     ] {
-        let s = GglState::consistent(&Oscillator, q, v, mode).expect("nothing to violate");
+        let s = NodeState::consistent(&Oscillator, q, v, mode).expect("nothing to violate");
         assert_eq!((s.q, s.v, s.p, s.t), (q, v, v, 0.0));
         let d = Diagnostics::of(&Oscillator, &s);
         assert_eq!(d.energy, 0.5 * (9.25 + 5.0));
@@ -488,7 +488,7 @@ fn diagnostics_of_a_consistent_state() {
 #[test]
 fn diagnostics_use_the_states_own_p_and_v() {
     // Off the manifold, with p ≠ m v: every measure sees different data.
-    let s = GglState {
+    let s = NodeState {
         t: 0.0,
         q: Vector3::new(0.0, 0.0, -2.0),
         v: Vector3::new(1.0, 0.0, 0.5),

@@ -7,7 +7,7 @@
 use std::sync::LazyLock;
 
 use livens::{
-    DeclaredSchemes, FromNode, GglState, Model, MomentumMaps, NodeValues, Parameters, SchemeInfo,
+    DeclaredSchemes, FromNode, Model, MomentumMaps, NodeState, NodeValues, Parameters, SchemeInfo,
     SchemeVisitor, Step,
 };
 use livens_models::*;
@@ -69,7 +69,7 @@ where
 struct Simulate<'j, Mdl, const D: usize, const M: usize, const K: usize, const Q: usize> {
     job: &'j Job<'j>,
     model: Mdl,
-    node: GglState<f64, D, M, Q>,
+    node: NodeState<f64, D, M, Q>,
     outcome: Option<Result<Outcome, CliError>>,
 }
 
@@ -94,7 +94,7 @@ where
 /// Runs `job` with `model` from `node`: visits the model's schemes, runs the one named.
 fn simulate_declared<Mdl, const D: usize, const M: usize, const K: usize, const Q: usize>(
     model: Mdl,
-    node: GglState<f64, D, M, Q>,
+    node: NodeState<f64, D, M, Q>,
     job: &Job,
 ) -> Result<Outcome, CliError>
 where

@@ -132,12 +132,12 @@ fn table_row(stdout: &str, label: &str) -> Vec<f64> {
 fn expected<Mdl, S, const D: usize, const M: usize, const K: usize>(
     model: Mdl,
     scheme: S,
-    state: GglState<f64, D, M>,
+    state: NodeState<f64, D, M>,
     h: f64,
     steps: usize,
 ) -> ([f64; 7], f64)
 where
-    Mdl: Step<f64, S, State = GglState<f64, D, M>> + Model<f64, D, M> + MomentumMaps<f64, D, K>,
+    Mdl: Step<f64, S, State = NodeState<f64, D, M>> + Model<f64, D, M> + MomentumMaps<f64, D, K>,
     S: SchemeInfo,
 {
     let mut sim = Integrator::new(model, scheme, h, state);

@@ -157,7 +157,7 @@ fn assert_no_allocation<Mdl, S, K, const D: usize, const M: usize, const P: usiz
 struct EveryScheme<Mdl, const D: usize, const M: usize, const P: usize> {
     model: Mdl,
     h: f64,
-    node: GglState<f64, D, M>,
+    node: NodeState<f64, D, M>,
     checked: Vec<String>,
 }
 
@@ -184,7 +184,7 @@ where
 fn every_declared_scheme<Mdl, const D: usize, const M: usize, const P: usize>(
     model: Mdl,
     h: f64,
-    node: GglState<f64, D, M>,
+    node: NodeState<f64, D, M>,
 ) -> Vec<String>
 where
     Mdl: DeclaredSchemes<f64, D, M> + MomentumMaps<f64, D, P> + Clone,
@@ -383,7 +383,7 @@ fn linearize_and_inputs_allocate_nothing() {
 
     // EML's, from the generated derivatives of its symbolic residual.
     let reject = Consistency::Reject { tolerance: 1e-12 };
-    let start = GglState::consistent(&model, q, v, reject).unwrap();
+    let start = NodeState::consistent(&model, q, v, reject).unwrap();
     let mut inline = Integrator::new(model, Eml, 0.02, start);
     let mut boxed: Integrator<f64, _, _, Boxed> = Integrator::new_boxed(model, Eml, 0.02, start);
     let ((), n) = allocations_in(|| {

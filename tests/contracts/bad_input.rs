@@ -1,15 +1,15 @@
 //! Bad run-time input is an error at the front door, with the right reason: non-finite
 //! or unphysical parameters, initial data, step sizes, states and Newton options are
-//! refused before any work; `GglState::consistent` never returns a non-finite field;
+//! refused before any work; `NodeState::consistent` never returns a non-finite field;
 //! Newton's failures say whether the step or the tolerance is to blame; the default
 //! options work in `f32`.
 use livens::prelude::*;
 use livens::{InitError, ParameterError, SolveError};
 use livens_models::{CartPole, FourParticles, LagrangeTop, Pendulum3d, SphericalPendulum};
 
-fn pendulum_state(model: &Pendulum3d) -> Result<GglState<f64, 3, 1>, InitError<f64>> {
+fn pendulum_state(model: &Pendulum3d) -> Result<NodeState<f64, 3, 1>, InitError<f64>> {
     let (q, v) = Pendulum3d::initial_positions_velocities();
-    GglState::consistent(model, q, v, Consistency::Project { tolerance: 1e-12 })
+    NodeState::consistent(model, q, v, Consistency::Project { tolerance: 1e-12 })
 }
 
 // ---- parameters --------------------------------------------------------------------------
@@ -122,18 +122,18 @@ fn consistent_refuses_non_finite_input() {
         let mut bad_v = v;
         bad_v[1] = f64::NAN;
         assert_eq!(
-            GglState::consistent(&m, q, bad_v, mode),
+            NodeState::consistent(&m, q, bad_v, mode),
             Err(InitError::NonFiniteInput { field: "v" })
         );
         let mut bad_q = q;
         bad_q[2] = f64::NEG_INFINITY;
         assert_eq!(
-            GglState::consistent(&m, bad_q, v, mode),
+            NodeState::consistent(&m, bad_q, v, mode),
             Err(InitError::NonFiniteInput { field: "q" })
         );
     }
     // A NaN tolerance used to report "inconsistent initial data: max|g| = 0".
-    let e = GglState::consistent(
+    let e = NodeState::consistent(
         &m,
         q,
         v,
@@ -144,7 +144,7 @@ fn consistent_refuses_non_finite_input() {
     .unwrap_err();
     assert!(matches!(e, InitError::InvalidTolerance { .. }), "{e:?}");
     assert!(e.to_string().contains("tolerance"), "{e}");
-    let e = GglState::consistent(&m, q, v, Consistency::Project { tolerance: -1.0 }).unwrap_err();
+    let e = NodeState::consistent(&m, q, v, Consistency::Project { tolerance: -1.0 }).unwrap_err();
     assert!(matches!(e, InitError::InvalidTolerance { .. }), "{e:?}");
 }
 
@@ -155,7 +155,7 @@ fn consistent_never_returns_non_finite_fields() {
     let m = Pendulum3d::new();
     let (q, _) = Pendulum3d::initial_positions_velocities();
     let v = SVector::from([0.0, 1e200, 0.0]);
-    let e = GglState::consistent(&m, q, v, Consistency::Project { tolerance: 1e-12 }).unwrap_err();
+    let e = NodeState::consistent(&m, q, v, Consistency::Project { tolerance: 1e-12 }).unwrap_err();
     assert!(
         matches!(
             e,
@@ -174,7 +174,7 @@ fn consistent_never_returns_non_finite_fields() {
 fn a_non_finite_state_is_refused_and_kept() {
     let model = Pendulum3d::new();
     let good = pendulum_state(&model).unwrap();
-    type Spoil = fn(&mut GglState<f64, 3, 1>);
+    type Spoil = fn(&mut NodeState<f64, 3, 1>);
     let cases: [(&str, Spoil); 5] = [
         ("t", |s| s.t = f64::NAN),
         ("q", |s| s.q[0] = f64::INFINITY),
@@ -200,7 +200,7 @@ fn a_non_finite_state_is_refused_and_kept() {
         assert_eq!(e, SolveError::NonFiniteState { field }, "{field}");
         assert!(e.to_string().contains(&format!("`{field}`")), "{e}");
         // Bit for bit what it was (NaN != NaN, so compare the bits).
-        let bits = |s: &GglState<f64, 3, 1>| {
+        let bits = |s: &NodeState<f64, 3, 1>| {
             let mut b = vec![s.t.to_bits()];
             for x in s.q.iter().chain(&s.v).chain(&s.p).chain(&s.lambda) {
                 b.push(x.to_bits());
@@ -392,7 +392,7 @@ fn non_finite_times_and_inputs_are_refused() {
     assert!(e.to_string().contains("given 3 inputs"), "{e}");
     // The cart-pole has one: a NaN there is refused by index.
     let cart = CartPole::new();
-    let start = GglState::consistent(
+    let start = NodeState::consistent(
         &cart,
         SVector::from([0.0, 0.1]),
         SVector::zeros(),

@@ -1,4 +1,4 @@
-//! `GglState::consistent` on a 2 MiB thread for a 64-link chain (192 coordinates, 64
+//! `NodeState::consistent` on a 2 MiB thread for a 64-link chain (192 coordinates, 64
 //! constraints; its EM step has 512 unknowns), in both modes: the initial-state
 //! computation keeps one `D × D` matrix, factored in place, as the step keeps its
 //! Jacobian in the workspace.
@@ -53,7 +53,7 @@ fn projected_and_checked_on_a_small_stack() {
     on_small_stack(|| {
         let model = Chain64::new();
         let (q, v) = data(1e-3);
-        let state = GglState::<f64, D, M>::consistent(
+        let state = NodeState::<f64, D, M>::consistent(
             &model,
             q,
             v,
@@ -72,7 +72,7 @@ fn projected_and_checked_on_a_small_stack() {
         println!("G q̈ + c: {:.1e}", hidden.amax());
         assert!(hidden.amax() <= 1e-9, "{:e}", hidden.amax());
         // The consistent state passes the check unchanged.
-        let checked = GglState::<f64, D, M>::consistent(
+        let checked = NodeState::<f64, D, M>::consistent(
             &model,
             state.q,
             state.v,
@@ -83,7 +83,7 @@ fn projected_and_checked_on_a_small_stack() {
         assert!((checked.lambda - state.lambda).amax() <= 1e-9 * state.lambda.amax());
         // Inconsistent data are refused with the violation.
         let (q, v) = data(1e-3);
-        match GglState::<f64, D, M>::consistent(
+        match NodeState::<f64, D, M>::consistent(
             &model,
             q,
             v,

@@ -70,7 +70,7 @@ fn lagrangian_form_and_scalar_coordinates() {
 #[test]
 fn em_conserves_energy_for_a_non_polynomial_potential() {
     let model = AnglePendulum::new();
-    let state = GglState::consistent(
+    let state = NodeState::consistent(
         &model,
         SVector::from([2.0]),
         SVector::from([0.0]),

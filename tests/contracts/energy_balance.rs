@@ -5,12 +5,12 @@
 //! step at step 160, where Newton takes 24 iterations to another root of the step
 //! equations. Two half steps from the refused state keep the energy, so the refusal
 //! was the root's fault, not the check's.
-use livens::families::ggl::{energy_balance, ENERGY_BALANCE_TOLERANCES};
+use livens::families::two_point::{energy_balance, ENERGY_BALANCE_TOLERANCES};
 use livens::prelude::*;
 use livens::SolveError;
 use livens_models::FreeBody;
 
-type State = GglState<f64, 4, 1>;
+type State = NodeState<f64, 4, 1>;
 
 /// `E = p·v − L(q, v)`, the energy the Livens schemes keep (with the state's own `v`),
 /// written out here rather than read from the check.

@@ -20,7 +20,7 @@ enum Provoke {
     Budget(u32),
 }
 
-fn assert_finite<const D: usize, const M: usize>(label: &str, s: &GglState<f64, D, M>) {
+fn assert_finite<const D: usize, const M: usize>(label: &str, s: &NodeState<f64, D, M>) {
     let finite = s.t.is_finite()
         && [
             s.q.as_slice(),
@@ -95,11 +95,11 @@ fn fail_and_recover<Mdl, S, const D: usize, const M: usize>(
     model: Mdl,
     scheme: S,
     h: f64,
-    initial: GglState<f64, D, M>,
+    initial: NodeState<f64, D, M>,
     provoke: Provoke,
 ) -> SolveError<f64>
 where
-    Mdl: Step<f64, S, State = GglState<f64, D, M>> + Model<f64, D, M> + Clone,
+    Mdl: Step<f64, S, State = NodeState<f64, D, M>> + Model<f64, D, M> + Clone,
     S: SchemeInfo + Clone,
 {
     let label = format!("{label} {provoke:?}");
@@ -171,13 +171,13 @@ where
     err
 }
 
-fn pendulum() -> (Pendulum3d, GglState<f64, 3, 1>) {
+fn pendulum() -> (Pendulum3d, NodeState<f64, 3, 1>) {
     let model = Pendulum3d::new();
     let initial = model.initial_state().unwrap();
     (model, initial)
 }
 
-fn top() -> (LagrangeTop, GglState<f64, 12, 9>) {
+fn top() -> (LagrangeTop, NodeState<f64, 12, 9>) {
     let model = LagrangeTop::new();
     let initial = model.initial_state().unwrap();
     (model, initial)
@@ -377,7 +377,7 @@ fn inconsistent_pendulum_is_rejected_with_residuals() {
 
     // Position level violated, velocity level satisfied (v ⟂ q).
     let v = SVector::from([0.0, 1.0, 0.0]);
-    let err = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 })
+    let err = NodeState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 })
         .expect_err("q = [1.1, 0, 0] violates |q| = 1");
     println!("reject: {err}");
     let expected_g = 0.5 * (1.1_f64 * 1.1 - 1.0); // 0.105
@@ -397,7 +397,7 @@ fn inconsistent_pendulum_is_rejected_with_residuals() {
 
     // Both levels violated: G v = q · v / l² = 1.1 · 0.2.
     let v = SVector::from([0.2, 1.0, 0.0]);
-    match GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 }) {
+    match NodeState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 }) {
         Err(InitError::Inconsistent { position, velocity }) => {
             assert!((position - expected_g).abs() <= 1e-15);
             assert!((velocity - 0.22).abs() <= 1e-15, "{velocity}");
@@ -408,7 +408,7 @@ fn inconsistent_pendulum_is_rejected_with_residuals() {
     // Consistent data within the tolerance pass unchanged.
     let q = SVector::from([1.0, 0.0, 0.0]);
     let v = SVector::from([0.0, 1.0, 0.0]);
-    let s = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 }).unwrap();
+    let s = NodeState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 }).unwrap();
     assert_eq!((s.q, s.v), (q, v));
 }
 
@@ -420,7 +420,7 @@ fn inconsistent_pendulum_is_projected() {
         SVector::from([0.0, 1.0, 0.0]),
         SVector::from([0.2, 1.0, 0.0]),
     ] {
-        let s = GglState::consistent(&model, q, v, Consistency::Project { tolerance: 1e-12 })
+        let s = NodeState::consistent(&model, q, v, Consistency::Project { tolerance: 1e-12 })
             .unwrap_or_else(|e| panic!("projection failed: {e}"));
         let g = model.constraints(&s.q).amax();
         let gv = (model.constraint_jacobian(&s.q) * s.v).amax();
@@ -451,7 +451,7 @@ fn inconsistent_pendulum_is_projected() {
             "{d:?}"
         );
         assert_eq!(s.p, s.v * model.m);
-        GglState::consistent(&model, s.q, s.v, Consistency::Reject { tolerance: 1e-12 })
+        NodeState::consistent(&model, s.q, s.v, Consistency::Reject { tolerance: 1e-12 })
             .expect("projected data are consistent");
     }
 }

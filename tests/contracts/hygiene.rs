@@ -40,7 +40,7 @@ fn run<Mdl>(
 where
     Mdl: Model<::core::primitive::f64, 3, 1>
         + Parameters<::core::primitive::f64>
-        + Step<::core::primitive::f64, GglEm, State = GglState<::core::primitive::f64, 3, 1>>
+        + Step<::core::primitive::f64, GglEm, State = NodeState<::core::primitive::f64, 3, 1>>
         + Copy,
 {
     assert_eq!(Mdl::NAME, name);
@@ -48,7 +48,7 @@ where
     assert_eq!(model.parameter(parameter), Some(1.0));
     let q = SVector::from([0.6, 0.0, 0.8]);
     let v = SVector::from([0.0, 1.0, 0.0]);
-    let state = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 })?;
+    let state = NodeState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 })?;
     let e0 = model.energy(&state.q, &state.v);
     let mut sim = Integrator::new(model, GglEm, 0.05, state);
     sim.run(100).expect("steps");

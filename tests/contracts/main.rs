@@ -12,3 +12,4 @@ mod dsl;
 mod energy_balance;
 mod failure;
 mod hygiene;
+mod renamed;

@@ -28,7 +28,7 @@ use std::fmt::Debug;
 use livens::schemes::*;
 use livens::step::{block_of, Block};
 use livens::{
-    DeclaredSchemes, DiscreteSystem, FromNode, GglState, InputValues, Model, SMatrix, SVector,
+    DeclaredSchemes, DiscreteSystem, FromNode, InputValues, Model, NodeState, SMatrix, SVector,
     SchemeInfo, SchemeVisitor, Step, StepContext,
 };
 use livens_models::{
@@ -101,8 +101,8 @@ impl Rng {
         self.uniform(0.01, 0.1)
     }
 
-    fn state<const D: usize, const M: usize>(&mut self) -> GglState<f64, D, M> {
-        GglState {
+    fn state<const D: usize, const M: usize>(&mut self) -> NodeState<f64, D, M> {
+        NodeState {
             t: 0.0,
             q: self.vector(),
             v: self.vector(),

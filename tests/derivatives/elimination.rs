@@ -44,11 +44,11 @@ fn worst_difference<Mdl, S, const D: usize, const M: usize, const N: usize>(
     model: &Mdl,
     scheme: S,
     h: f64,
-    state: &GglState<f64, D, M>,
+    state: &NodeState<f64, D, M>,
     points: usize,
 ) -> (f64, usize)
 where
-    Mdl: DiscreteSystem<f64, S, D, M, N> + Step<f64, S, State = GglState<f64, D, M>>,
+    Mdl: DiscreteSystem<f64, S, D, M, N> + Step<f64, S, State = NodeState<f64, D, M>>,
 {
     let plan = Mdl::PLAN.unwrap_or_else(|| panic!("{}: no plan", Mdl::NAME));
     println!(
@@ -195,11 +195,11 @@ fn the_papers_runs_never_fall_back_to_partial_pivoting() {
         model: Mdl,
         scheme: S,
         h: f64,
-        state: GglState<f64, D, M>,
+        state: NodeState<f64, D, M>,
         steps: usize,
     ) -> (u64, u64)
     where
-        Mdl: Step<f64, S, State = GglState<f64, D, M>>,
+        Mdl: Step<f64, S, State = NodeState<f64, D, M>>,
     {
         let mut sim = Integrator::new(model, scheme, h, state);
         let (mut factorizations, mut fallbacks) = (0, 0);

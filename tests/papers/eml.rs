@@ -32,13 +32,13 @@ livens::model! {
 /// `p_φ`.
 fn spring_pendulum_figures<Mdl>(model: Mdl) -> [f64; 6]
 where
-    Mdl: Model<f64, 3, 0> + Step<f64, Eml, State = GglState<f64, 3, 0>> + Copy,
+    Mdl: Model<f64, 3, 0> + Step<f64, Eml, State = NodeState<f64, 3, 0>> + Copy,
 {
     let q = SVector::from([1.05, core::f64::consts::FRAC_PI_2, 0.0]);
     let v = SVector::from([0.0, 1.0, 1.0]);
-    let start = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 0.0 })
+    let start = NodeState::consistent(&model, q, v, Consistency::Reject { tolerance: 0.0 })
         .expect("unconstrained");
-    let energies = |s: &GglState<f64, 3, 0>| {
+    let energies = |s: &NodeState<f64, 3, 0>| {
         let potential = -model.lagrangian(&s.q, &SVector::zeros());
         let kinetic = model.lagrangian(&s.q, &s.v) + potential;
         (s.p.dot(&s.v) - kinetic + potential, kinetic + potential)
@@ -166,7 +166,7 @@ fn with_a_constant_mass_matrix_eml_is_em_g() {
     let model = Pendulum::new();
     let q = SVector::from([1.0, 0.0, 0.0]);
     let v = SVector::from([0.0, 1.0, 0.5]);
-    let start = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-15 })
+    let start = NodeState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-15 })
         .expect("consistent");
     let tight = NewtonOptions {
         tolerance: 1e-14,
@@ -230,7 +230,7 @@ fn mass_spring_with_a_singular_mass_matrix() {
 fn initial_data_for_a_singular_mass_matrix() {
     let model = MassSpring::new();
     // Both springs stretched and the masses moving: λ⁰ is not zero here.
-    let start = GglState::consistent(
+    let start = NodeState::consistent(
         &model,
         SVector::from([0.3, 1.4, 0.2]),
         SVector::from([0.5, 0.5, 0.2]),
@@ -260,7 +260,7 @@ fn initial_data_for_a_singular_mass_matrix() {
     assert!((start.lambda[0] - solution[3]).abs() < 1e-14);
 
     let off_q = SVector::from([0.01, 1.2, 0.0]);
-    let projected = GglState::consistent(
+    let projected = NodeState::consistent(
         &model,
         off_q,
         SVector::from([1.0, 0.9, -1.0]),
@@ -286,14 +286,14 @@ struct BodyRun<const K: usize> {
     qv: f64,
     /// `max|q^½·v^½|`, the velocity constraint at the midpoints (Remark 4.8, eq. (94)).
     qv_mid: f64,
-    last: GglState<f64, 4, 1>,
+    last: NodeState<f64, 4, 1>,
 }
 
 impl<const K: usize> BodyRun<K> {
-    fn new<Mdl, S>(model: Mdl, scheme: S, h: f64, steps: usize, start: GglState<f64, 4, 1>) -> Self
+    fn new<Mdl, S>(model: Mdl, scheme: S, h: f64, steps: usize, start: NodeState<f64, 4, 1>) -> Self
     where
         Mdl: Model<f64, 4, 1>
-            + Step<f64, S, State = GglState<f64, 4, 1>>
+            + Step<f64, S, State = NodeState<f64, 4, 1>>
             + MomentumMaps<f64, 4, K>
             + Copy,
         S: Copy,
@@ -309,7 +309,7 @@ impl<const K: usize> BodyRun<K> {
             qv_mid: 0.0,
             last: start,
         };
-        let record = |run: &mut Self, s: &GglState<f64, 4, 1>| {
+        let record = |run: &mut Self, s: &NodeState<f64, 4, 1>| {
             let l = model.lagrangian(&s.q, &s.v);
             let potential = -model.lagrangian(&s.q, &SVector::zeros());
             run.energy.push(s.p.dot(&s.v) - l);
@@ -450,7 +450,7 @@ fn free_body_energy_and_angular_momentum() {
 /// `|φ_ref − l R(q) e₃| / l`.
 fn top_error<S: Copy>(scheme: S, h: f64) -> f64
 where
-    HeavyTop<f64>: Step<f64, S, State = GglState<f64, 4, 1>>,
+    HeavyTop<f64>: Step<f64, S, State = NodeState<f64, 4, 1>>,
 {
     let model = HeavyTop::new();
     let steps = (0.1 / h).round() as usize;
@@ -584,7 +584,7 @@ fn closed_loop_under_a_load() {
     // The two solve the same equations in different unknowns, so their round-off
     // differs; after the load the loop's motion amplifies it about threefold every
     // five steps (2e-14 at t = 1, 2e-10 at t = 5 with REML's unknown the increment `Δq`).
-    let difference = |(a, b): (&GglState<f64, 28, 16>, &GglState<f64, 28, 16>)| {
+    let difference = |(a, b): (&NodeState<f64, 28, 16>, &NodeState<f64, 28, 16>)| {
         (a.q - b.q)
             .amax()
             .max((a.p - b.p).amax() / a.p.amax().max(1.0))
@@ -606,16 +606,16 @@ fn closed_loop_under_a_load() {
 
 /// The closed loop's run with `scheme` and the figures of [`closed_loop_under_a_load`],
 /// asserted; the states after each step.
-fn closed_loop_run<S: Copy + core::fmt::Debug>(scheme: S) -> Vec<GglState<f64, 28, 16>>
+fn closed_loop_run<S: Copy + core::fmt::Debug>(scheme: S) -> Vec<NodeState<f64, 28, 16>>
 where
-    ClosedLoop<f64>: Step<f64, S, State = GglState<f64, 28, 16>>,
+    ClosedLoop<f64>: Step<f64, S, State = NodeState<f64, 28, 16>>,
 {
     let model = ClosedLoop::new();
     let start = model.initial_state().expect("the square at rest");
     let h = ClosedLoop::DEFAULT_STEP;
     let mut sim = Integrator::new(model, scheme, h, start);
     let mut states = Vec::new();
-    let energy = |s: &GglState<f64, 28, 16>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
+    let energy = |s: &NodeState<f64, 28, 16>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
     let (mut balance, mut e_half, mut e_one) = (0.0_f64, f64::NAN, f64::NAN);
     let (mut drift_after, mut l_step, mut l_total, mut g_max) =
         (0.0_f64, 0.0_f64, 0.0_f64, 0.0_f64);
@@ -723,14 +723,14 @@ livens::model! {
 /// `Eⁿ⁺¹ − Eⁿ = h F(q^½, v^½, tⁿ + h/2)·v^½`.
 #[test]
 fn forced_reml_and_null_eml_follow_eml() {
-    fn run<S: Copy>(scheme: S) -> (Vec<GglState<f64, 4, 1>>, f64)
+    fn run<S: Copy>(scheme: S) -> (Vec<NodeState<f64, 4, 1>>, f64)
     where
-        DrivenBody<f64>: Step<f64, S, State = GglState<f64, 4, 1>>,
+        DrivenBody<f64>: Step<f64, S, State = NodeState<f64, 4, 1>>,
     {
         let model = DrivenBody::new();
         let h = FreeBody::DEFAULT_STEP;
         let start = FreeBody::new().initial_state().expect("the paper's data");
-        let energy = |s: &GglState<f64, 4, 1>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
+        let energy = |s: &NodeState<f64, 4, 1>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
         let mut sim = Integrator::new(model, scheme, h, start);
         let (mut states, mut balance) = (Vec::new(), 0.0_f64);
         for _ in 0..40 {
@@ -841,7 +841,7 @@ fn free_body_reference(t_end: f64, steps: usize) -> [f64; 4] {
 /// `|q(1) − q_ref(1)|` of `scheme` on the free body at step `h`.
 fn free_body_error<S: Copy>(scheme: S, h: f64, reference: &[f64; 4]) -> f64
 where
-    FreeBody<f64>: Step<f64, S, State = GglState<f64, 4, 1>>,
+    FreeBody<f64>: Step<f64, S, State = NodeState<f64, 4, 1>>,
 {
     let model = FreeBody::new();
     let steps = (1.0 / h).round() as usize;

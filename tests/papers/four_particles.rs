@@ -41,13 +41,13 @@ fn conservation<Mdl, S: SchemeInfo + Copy, const K: usize>(
     steps: usize,
 ) -> (f64, f64)
 where
-    Mdl: Step<f64, S, State = GglState<f64, 12, 2>>
+    Mdl: Step<f64, S, State = NodeState<f64, 12, 2>>
         + Model<f64, 12, 2>
         + MomentumMaps<f64, 12, K>
         + Copy,
 {
     let (q, v) = FourParticles::initial_positions_velocities();
-    let state = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-14 })
+    let state = NodeState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-14 })
         .expect("consistent");
     let mut sim = Integrator::new(model, scheme, H, state);
     let h0 = Diagnostics::of(&model, &state).hamiltonian;
@@ -128,7 +128,7 @@ struct Run {
 /// Blow-up: relative `H` error above 100 % or a failed Newton solve (spec 000 §3.3).
 fn run<S: SchemeInfo + Copy>(scheme: S, h: f64, t_end: f64) -> Run
 where
-    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
+    FourParticles: Step<f64, S, State = NodeState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let state = model.initial_state().expect("consistent");
@@ -289,7 +289,7 @@ fn at_point_one<S: SchemeInfo + Copy>(
     h: f64,
 ) -> (SVector<f64, 3>, SVector<f64, 3>, SVector<f64, 2>)
 where
-    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
+    FourParticles: Step<f64, S, State = NodeState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let mut sim = Integrator::new(model, scheme, h, model.initial_state().expect("consistent"));
@@ -329,7 +329,7 @@ fn errors<S: SchemeInfo + Copy>(
     reference: &(SVector<f64, 3>, SVector<f64, 3>, SVector<f64, 2>),
 ) -> [(Vec<f64>, f64); 3]
 where
-    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
+    FourParticles: Step<f64, S, State = NodeState<f64, 12, 2>>,
 {
     let (mut eq, mut ep, mut el) = (Vec::new(), Vec::new(), Vec::new());
     for h in STEPS {
@@ -385,7 +385,7 @@ fn convergence_orders() {
 /// Mean Newton iterations over the paper's run (h = 0.01, T = 10) from the given guess.
 fn mean_iterations<S: SchemeInfo + Copy>(scheme: S, guess: Guess) -> f64
 where
-    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
+    FourParticles: Step<f64, S, State = NodeState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let mut sim = Integrator::new(model, scheme, H, model.initial_state().expect("consistent"))

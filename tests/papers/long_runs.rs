@@ -34,13 +34,13 @@ fn run<Mdl, S, const D: usize, const M: usize>(
     scheme: S,
     h: f64,
     steps: usize,
-    start: GglState<f64, D, M>,
+    start: NodeState<f64, D, M>,
 ) -> Run
 where
-    Mdl: Model<f64, D, M> + Step<f64, S, State = GglState<f64, D, M>> + Copy,
+    Mdl: Model<f64, D, M> + Step<f64, S, State = NodeState<f64, D, M>> + Copy,
     S: Copy,
 {
-    let energy = |s: &GglState<f64, D, M>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
+    let energy = |s: &NodeState<f64, D, M>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
     let e0 = energy(&start);
     let mut out = Run {
         steps: 0,
@@ -173,7 +173,7 @@ fn reml_energy_round_off_is_emls() {
     let model = SphericalSpring::new();
     let q = SVector::from([1.05, core::f64::consts::FRAC_PI_2, 0.0]);
     let v = SVector::from([0.0, 1.0, 1.0]);
-    let start = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 0.0 })
+    let start = NodeState::consistent(&model, q, v, Consistency::Reject { tolerance: 0.0 })
         .expect("unconstrained");
     let eml = run(model, Eml, 0.01, 10_000, start);
     let reml = run(model, Reml, 0.01, 10_000, start);

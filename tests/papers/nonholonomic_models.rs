@@ -8,7 +8,7 @@ use livens_models::{Chaotic, Transmission};
 
 /// The scheme's state at a node (`λ⁰` from the continuous equations at the first step).
 fn start<const D: usize>(
-    node: Result<GglState<f64, D, 0>, livens::InitError<f64>>,
+    node: Result<NodeState<f64, D, 0>, livens::InitError<f64>>,
 ) -> NonholonomicState<f64, D, 1> {
     livens::FromNode::from_node(&node.expect("the spec's data satisfy Φ = 0"))
 }

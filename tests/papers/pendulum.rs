@@ -26,7 +26,7 @@ struct Summary {
 
 fn simulate<S: SchemeInfo + Copy>(scheme: S, steps: usize) -> Summary
 where
-    Pendulum3d: Step<f64, S, State = GglState<f64, 3, 1>>,
+    Pendulum3d: Step<f64, S, State = NodeState<f64, 3, 1>>,
 {
     let model = Pendulum3d::default();
     let state = model.initial_state().expect("consistent initial data");

@@ -19,7 +19,7 @@ henon_heiles!(HenonHeiles, Rattle, LobattoIIIAIIIB(2));
 fn without_constraints_rattle_is_stormer_verlet_by_the_other_path() {
     let model = HenonHeiles::new();
     let (q0, v0) = (SVector::from([0.3, -0.2]), SVector::from([0.1, 0.4]));
-    let node = GglState::consistent(&model, q0, v0, Consistency::Reject { tolerance: 0.0 })
+    let node = NodeState::consistent(&model, q0, v0, Consistency::Reject { tolerance: 0.0 })
         .expect("no constraints");
     let h = 0.05;
     let mut rattle = Integrator::new(model, Rattle, h, node);

@@ -9,9 +9,9 @@ use livens_models::SphericalPendulum;
 
 use crate::support::symplectic;
 
-fn initial(model: &SphericalPendulum<f64>) -> GglState<f64, 3, 1> {
+fn initial(model: &SphericalPendulum<f64>) -> NodeState<f64, 3, 1> {
     let (q, v) = SphericalPendulum::initial_positions_velocities();
-    GglState::consistent(model, q, v, Consistency::Reject { tolerance: 1e-15 })
+    NodeState::consistent(model, q, v, Consistency::Reject { tolerance: 1e-15 })
         .expect("the spec's data are consistent")
 }
 
@@ -110,7 +110,7 @@ fn the_step_is_symplectic_on_the_constraint_manifold() {
     let h = 0.05;
     let z0 = initial(&model);
     let step = |q: SVector<f64, 3>, p: SVector<f64, 3>| {
-        let start = GglState { q, p, v: p, ..z0 };
+        let start = NodeState { q, p, v: p, ..z0 };
         let mut sim = Integrator::new(model, Shake, h, start).with_options(NewtonOptions {
             tolerance: 1e-15,
             max_iterations: 50,

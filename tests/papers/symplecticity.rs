@@ -13,14 +13,14 @@ const STEPS: usize = 10;
 /// `(q, p)` after `STEPS` steps from `(q, p)` with the rest of `base`.
 fn flow<S: SchemeInfo + Copy>(
     scheme: S,
-    base: &GglState<f64, 12, 2>,
+    base: &NodeState<f64, 12, 2>,
     q: SVector<f64, 12>,
     p: SVector<f64, 12>,
 ) -> (SVector<f64, 12>, SVector<f64, 12>)
 where
-    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
+    FourParticles: Step<f64, S, State = NodeState<f64, 12, 2>>,
 {
-    let state = GglState { q, p, ..*base };
+    let state = NodeState { q, p, ..*base };
     let mut sim = Integrator::new(FourParticles::new(), scheme, 0.01, state);
     for _ in 0..STEPS {
         sim.step().expect("Newton converges");
@@ -30,7 +30,7 @@ where
 
 /// A state well inside the motion: the paper's data after 0.5 s of EM. (Outside the
 /// generic functions, whose where-clause would shadow the `GglEm` impl in inference.)
-fn base_state() -> GglState<f64, 12, 2> {
+fn base_state() -> NodeState<f64, 12, 2> {
     let model = FourParticles::new();
     let mut sim = Integrator::new(
         model,
@@ -47,7 +47,7 @@ fn base_state() -> GglState<f64, 12, 2> {
 /// Relative change of ω between two variations over `STEPS` steps.
 fn omega_change<S: SchemeInfo + Copy>(scheme: S) -> f64
 where
-    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
+    FourParticles: Step<f64, S, State = NodeState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let base = base_state();

@@ -22,7 +22,7 @@ where
         (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
     };
     for _ in 0..50 {
-        let known = GglState {
+        let known = NodeState {
             t: 0.0,
             q: SVector::from_fn(|_, _| rnd()),
             v: SVector::from_fn(|_, _| rnd()),
@@ -88,7 +88,7 @@ fn invalid_coefficients_are_refused() {
 /// here, because ∇V(q⁰) = 0; spec 000 §3.3.)
 fn p_order<S: SchemeInfo + Copy>(scheme: S, reference: &SVector<f64, 12>) -> f64
 where
-    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
+    FourParticles: Step<f64, S, State = NodeState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let steps = [1e-2, 1e-3, 1e-4];
@@ -137,7 +137,7 @@ fn option_b_away_from_the_symmetric_choice_is_first_order() {
 /// four-particle system, before the growth turns nonlinear (past step 20).
 fn multiplier_growth<S: SchemeInfo + Copy>(scheme: S) -> f64
 where
-    FourParticles: Step<f64, S, State = GglState<f64, 12, 2>>,
+    FourParticles: Step<f64, S, State = NodeState<f64, 12, 2>>,
 {
     let model = FourParticles::new();
     let mut sim = Integrator::new(

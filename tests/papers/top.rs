@@ -30,7 +30,7 @@ struct Run {
 
 fn run<S: SchemeInfo + Copy>(scheme: S, h: f64, t_end: f64) -> Run
 where
-    LagrangeTop: Step<f64, S, State = GglState<f64, 12, 9>>,
+    LagrangeTop: Step<f64, S, State = NodeState<f64, 12, 9>>,
 {
     let model = LagrangeTop::default();
     let state = model.initial_state().expect("consistent initial data");
@@ -151,7 +151,7 @@ fn vi_b_table() {
 /// of mass momentum `p₁(t)` (first three components of p, eq. (114)).
 fn at_t_end<S: SchemeInfo + Copy>(scheme: S, h: f64) -> (f64, [f64; 3])
 where
-    LagrangeTop: Step<f64, S, State = GglState<f64, 12, 9>>,
+    LagrangeTop: Step<f64, S, State = NodeState<f64, 12, 9>>,
 {
     let model = LagrangeTop::default();
     let exact = model.steady_height();
@@ -188,7 +188,7 @@ const STEPS: [f64; 3] = [1e-4, 5e-5, 1e-5];
 
 fn orders<S: SchemeInfo + Copy>(scheme: S) -> (Vec<f64>, f64, Vec<f64>, f64)
 where
-    LagrangeTop: Step<f64, S, State = GglState<f64, 12, 9>>,
+    LagrangeTop: Step<f64, S, State = NodeState<f64, 12, 9>>,
 {
     let p_ref = reference_momentum();
     let norm = |p: [f64; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();

@@ -34,7 +34,7 @@ use drifting::TorusInCoordinates;
 const H: f64 = ParticleOnTorus::DEFAULT_STEP;
 
 /// `J₃ = (x × p)·e3`.
-fn j3(s: &GglState<f64, 3, 1>) -> f64 {
+fn j3(s: &NodeState<f64, 3, 1>) -> f64 {
     s.q[0] * s.p[1] - s.q[1] * s.p[0]
 }
 
@@ -52,11 +52,11 @@ struct Run {
 
 fn run<Mdl, S>(model: Mdl, scheme: S, steps: usize) -> Run
 where
-    Mdl: Step<f64, S, State = GglState<f64, 3, 1>> + Model<f64, 3, 1> + Copy,
+    Mdl: Step<f64, S, State = NodeState<f64, 3, 1>> + Model<f64, 3, 1> + Copy,
     S: SchemeInfo + Copy,
 {
     let (q, v) = ParticleOnTorus::initial_positions_velocities();
-    let start = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-14 })
+    let start = NodeState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-14 })
         .expect("on the torus");
     let e0 = Diagnostics::of(&model, &start).energy;
     let j0 = j3(&start);
@@ -113,9 +113,9 @@ fn coordinate_constraint_keeps_energy_but_not_j3() {
 }
 
 /// `(q, p)` at `t = T` from the initial state with `n` steps.
-fn endpoint<S: SchemeInfo + Copy>(scheme: S, t: f64, n: usize) -> GglState<f64, 3, 1>
+fn endpoint<S: SchemeInfo + Copy>(scheme: S, t: f64, n: usize) -> NodeState<f64, 3, 1>
 where
-    ParticleOnTorus: Step<f64, S, State = GglState<f64, 3, 1>>,
+    ParticleOnTorus: Step<f64, S, State = NodeState<f64, 3, 1>>,
 {
     let model = ParticleOnTorus::new();
     let start = model.initial_state().expect("on the torus");
@@ -133,7 +133,7 @@ where
 fn second_order() {
     fn slopes<S: SchemeInfo + Copy>(scheme: S) -> (Vec<f64>, Vec<f64>, Vec<f64>)
     where
-        ParticleOnTorus: Step<f64, S, State = GglState<f64, 3, 1>>,
+        ParticleOnTorus: Step<f64, S, State = NodeState<f64, 3, 1>>,
     {
         let t = 0.64;
         let reference = endpoint(scheme, t, 4096);

@@ -101,7 +101,7 @@ fn eml_keeps_the_power_balance_of_the_forced_oscillator() {
     let start = model.initial_state().expect("an unconstrained node");
     let h = ForcedOscillator::DEFAULT_STEP;
     let mut sim = Integrator::new(model, Eml, h, start).with_options(tight());
-    let energy = |s: &GglState<f64, 1, 0>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
+    let energy = |s: &NodeState<f64, 1, 0>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
     let (mut balance, mut work_total) = (0.0_f64, 0.0_f64);
     for _ in 0..400 {
         let before = *sim.state();

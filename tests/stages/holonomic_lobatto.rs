@@ -109,7 +109,7 @@ fn orders_2_4_6_the_spec_errors_and_the_constraints_at_round_off() {
 fn two_stages_are_rattle_by_the_other_path() {
     let model = SphericalPendulum::new();
     let start = initial();
-    let node = GglState::consistent(
+    let node = NodeState::consistent(
         &model,
         start.q,
         start.v,

@@ -24,7 +24,7 @@ fn push(k: u32) -> f64 {
 #[test]
 fn eml_keeps_the_power_balance_with_inputs() {
     let model = CartPole::new();
-    let start = GglState::consistent(
+    let start = NodeState::consistent(
         &model,
         SVector::from([0.0, 0.3]),
         SVector::from([0.2, -0.1]),
@@ -33,7 +33,7 @@ fn eml_keeps_the_power_balance_with_inputs() {
     .unwrap();
     let h = 0.02;
     let mut sim = Integrator::new(model, Eml, h, start).with_options(tight());
-    let energy = |s: &GglState<f64, 2, 0>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
+    let energy = |s: &NodeState<f64, 2, 0>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
     let scale = energy(&start).abs().max(1.0);
     let (mut balance, mut work_total) = (0.0_f64, 0.0_f64);
     for k in 0..300 {

@@ -27,9 +27,9 @@ trait EmlLinear<S, const D: usize, const M: usize, const NZ: usize>:
     Linearize<
         f64,
         S,
-        State = GglState<f64, D, M>,
+        State = NodeState<f64, D, M>,
         Inputs = [f64; 1],
-        Linearized = Linearized<GglState<f64, D, M>, f64, NZ, 1>,
+        Linearized = Linearized<NodeState<f64, D, M>, f64, NZ, 1>,
     > + Copy
 {
 }
@@ -38,16 +38,16 @@ impl<Mdl, S, const D: usize, const M: usize, const NZ: usize> EmlLinear<S, D, M,
     Mdl: Linearize<
             f64,
             S,
-            State = GglState<f64, D, M>,
+            State = NodeState<f64, D, M>,
             Inputs = [f64; 1],
-            Linearized = Linearized<GglState<f64, D, M>, f64, NZ, 1>,
+            Linearized = Linearized<NodeState<f64, D, M>, f64, NZ, 1>,
         > + Copy
 {
 }
 
 /// `z = (q, v, p)` of a state, in the order of `CARRIED`.
 fn carried<const D: usize, const M: usize, const NZ: usize>(
-    s: &GglState<f64, D, M>,
+    s: &NodeState<f64, D, M>,
 ) -> SVector<f64, NZ> {
     SVector::from_fn(|k, _| match k / D {
         0 => s.q[k],
@@ -58,10 +58,10 @@ fn carried<const D: usize, const M: usize, const NZ: usize>(
 
 /// `base` with its `(q, v, p)` replaced by `z` (`λ`, `γ`, Newton's guesses, kept).
 fn with_carried<const D: usize, const M: usize, const NZ: usize>(
-    base: &GglState<f64, D, M>,
+    base: &NodeState<f64, D, M>,
     z: &SVector<f64, NZ>,
-) -> GglState<f64, D, M> {
-    GglState {
+) -> NodeState<f64, D, M> {
+    NodeState {
         q: SVector::from_fn(|i, _| z[i]),
         v: SVector::from_fn(|i, _| z[D + i]),
         p: SVector::from_fn(|i, _| z[2 * D + i]),
@@ -78,7 +78,7 @@ fn integrator<
 >(
     model: Mdl,
     h: f64,
-    state: GglState<f64, D, M>,
+    state: NodeState<f64, D, M>,
     u: f64,
 ) -> Integrator<f64, Mdl, S> {
     let mut sim = Integrator::new(model, S::default(), h, state).with_options(tight());
@@ -96,9 +96,9 @@ fn linearize<
 >(
     model: Mdl,
     h: f64,
-    state: GglState<f64, D, M>,
+    state: NodeState<f64, D, M>,
     u: f64,
-) -> Linearized<GglState<f64, D, M>, f64, NZ, 1> {
+) -> Linearized<NodeState<f64, D, M>, f64, NZ, 1> {
     let mut sim = integrator::<S, _, D, M, NZ>(model, h, state, u);
     let out = sim.linearize().expect("the step converges");
     assert_eq!(*sim.state(), state, "linearize leaves the state as it was");
@@ -115,7 +115,7 @@ fn next<
 >(
     model: Mdl,
     h: f64,
-    base: &GglState<f64, D, M>,
+    base: &NodeState<f64, D, M>,
     z: &SVector<f64, NZ>,
     u: f64,
 ) -> SVector<f64, NZ> {
@@ -135,7 +135,7 @@ fn central_difference_error<
 >(
     model: Mdl,
     h: f64,
-    state: &GglState<f64, D, M>,
+    state: &NodeState<f64, D, M>,
     u: f64,
 ) -> f64 {
     assert_eq!(NZ, 3 * D, "z = (q, v, p)");
@@ -174,9 +174,9 @@ const STATES: [([f64; 2], [f64; 2], f64); 3] = [
 ];
 
 /// A consistent state of C1 (`p = ∂L/∂v`).
-fn c1_state(q: [f64; 2], v: [f64; 2]) -> GglState<f64, 2, 0> {
+fn c1_state(q: [f64; 2], v: [f64; 2]) -> NodeState<f64, 2, 0> {
     let reject = Consistency::Reject { tolerance: 1e-12 };
-    GglState::consistent(&CartPole::new(), q.into(), v.into(), reject).unwrap()
+    NodeState::consistent(&CartPole::new(), q.into(), v.into(), reject).unwrap()
 }
 
 #[test]
@@ -197,14 +197,14 @@ fn c1s_linearisation_agrees_with_central_differences_of_the_step() {
 
 /// C2's state with the bob where C1's `(x, θ)` and `(ẋ, θ̇)` put it (`x_b = x + l sin θ`,
 /// `z_b = l cos θ`), consistent with the rod (`g = 0`, `G v = 0`; `λ` solved).
-fn c2_state(q: [f64; 2], v: [f64; 2]) -> GglState<f64, 3, 1> {
+fn c2_state(q: [f64; 2], v: [f64; 2]) -> NodeState<f64, 3, 1> {
     let model = CartPoleConstrained::new();
     let (l, [x, theta], [xd, thd]) = (model.l, q, v);
     let (s, c) = theta.sin_cos();
     let q = [x, x + l * s, l * c];
     let v = [xd, xd + l * c * thd, -l * s * thd];
     let reject = Consistency::Reject { tolerance: 1e-12 };
-    GglState::consistent(&model, q.into(), v.into(), reject).unwrap()
+    NodeState::consistent(&model, q.into(), v.into(), reject).unwrap()
 }
 
 /// On C2 `z = (q, v, p)` is ambient (`9 × 9`): the differences move the state off the
@@ -317,13 +317,13 @@ fn eml_is_not_symplectic() {
 fn dual_error<S, Mdl, MD, const D: usize, const M: usize, const NZ: usize, const N: usize>(
     (model, dual_model, scheme): (Mdl, MD, S),
     h: f64,
-    state: &GglState<f64, D, M>,
+    state: &NodeState<f64, D, M>,
     u: f64,
 ) -> f64
 where
     S: Default,
     Mdl: EmlLinear<S, D, M, NZ>,
-    MD: Step<num_dual::Dual64, S, State = GglState<num_dual::Dual64, D, M>>,
+    MD: Step<num_dual::Dual64, S, State = NodeState<num_dual::Dual64, D, M>>,
 {
     use livens::solve::Inline;
     use num_dual::Dual64;
@@ -336,7 +336,7 @@ where
             let value = if i < NZ { z[i] } else { u };
             Dual64::new(value, if i == k { 1.0 } else { 0.0 })
         };
-        let known = GglState {
+        let known = NodeState {
             t: Dual64::from_re(0.0),
             q: SVector::from_fn(|i, _| seeded(i)),
             v: SVector::from_fn(|i, _| seeded(D + i)),

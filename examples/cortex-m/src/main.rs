@@ -3,7 +3,7 @@
 //! status the checks' verdict. `docs/embedded.md` says how to run it and what it
 //! prints.
 //!
-//! - the pendulum in 3D with GGL-EM (a Newton solve of the GGL family): energy drift
+//! - the pendulum in 3D with GGL-EM (a Newton solve of the two-point family): energy drift
 //!   and constraint residuals;
 //! - the forced oscillator with Lobatto IIIA–IIIB, s = 2 (a stage family with forces):
 //!   its error against the closed-form solution;

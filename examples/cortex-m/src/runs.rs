@@ -87,7 +87,7 @@ pub fn pendulum_em<T: Scalar>(
     bounds: &PendulumBounds,
 ) -> Meter
 where
-    Pendulum3d<T>: Step<T, GglEm, State = GglState<T, 3, 1>> + Model<T, 3, 1>,
+    Pendulum3d<T>: Step<T, GglEm, State = NodeState<T, 3, 1>> + Model<T, 3, 1>,
 {
     let mut meter = Meter::default();
     let start = match Pendulum3d::new().initial_state() {
@@ -159,7 +159,7 @@ where
 /// `SolveError::MaxIterations` with the state untouched, not panic and not move on.
 pub fn budget_exceeded<T: Scalar>(report: &mut Report)
 where
-    Pendulum3d<T>: Step<T, GglEm, State = GglState<T, 3, 1>>,
+    Pendulum3d<T>: Step<T, GglEm, State = NodeState<T, 3, 1>>,
 {
     let name = T::NAME;
     let Ok(start) = Pendulum3d::new().initial_state() else {

@@ -1,6 +1,6 @@
 //! Emission of the model struct and of the runtime trait impls: [`model`] (the struct,
 //! parameters, model-level functions, momentum maps), [`kernels`] (point kernels for the
-//! assembled families), [`scheme`] (per requested scheme: the symbolic family's step
+//! assembled families), [`scheme`] (per requested scheme: the two-point family's step
 //! equations with their exact Jacobian, the `Step` impls, the budget); [`tokens`] holds
 //! the helpers they share, which turn graph nodes into straight-line Rust.
 use proc_macro2::{Group, Ident, Literal, TokenStream, TokenTree};

@@ -1,4 +1,4 @@
-//! Per requested scheme: the symbolic family's `DiscreteSystem` and `Step` impls (with
+//! Per requested scheme: the two-point family's `DiscreteSystem` and `Step` impls (with
 //! the budget on their size), the assembled families' `Step` impls, the `Step` impl
 //! shared by every family, and the `DeclaredSchemes` visitor.
 use proc_macro2::TokenStream;
@@ -116,7 +116,7 @@ fn over_budget(model: &Model, kind: SchemeKind, temporaries: usize) -> String {
 }
 
 /// The `DiscreteSystem` impl of one scheme (residual, exact Jacobian, guesses, next
-/// state) and its `Step` impl, which hands the sizes to the GGL family's driver; an
+/// state) and its `Step` impl, which hands the sizes to the two-point family's driver; an
 /// error if the emitted code would exceed [`BUDGET`].
 fn scheme_impl(
     model: &mut Model,
@@ -141,7 +141,7 @@ fn scheme_impl(
         &multiplier_partners(&t.blocks, m),
         &t.linear_pivots,
     );
-    let this = quote!(<Self as #p::families::ggl::DiscreteSystem<T, #marker, #dl, #ml, #nl>>);
+    let this = quote!(<Self as #p::families::two_point::DiscreteSystem<T, #marker, #dl, #ml, #nl>>);
     let (plan, clear, planned) = plan_tokens(elimination.as_ref(), &this);
     let (r_stmts, r_only) = block(model, &t.residual);
     let guesses = guesses(model, t, n);
@@ -156,7 +156,7 @@ fn scheme_impl(
     };
     let prologue = input_bindings();
     let name = &model.name;
-    let state = quote!(#p::GglState<T, #dl, #ml>);
+    let state = quote!(#p::NodeState<T, #dl, #ml>);
     let signature = quote! {
         (
             &self,
@@ -191,11 +191,11 @@ fn scheme_impl(
         &state,
         &quote!(#p::Workspace<T, #nl, K>),
         &quote!(#p::Workspace::new()),
-        &quote!(#p::families::ggl),
+        &quote!(#p::families::two_point),
     );
     Ok(quote! {
         #[allow(unused_variables, clippy::all)]
-        impl<T: #p::Real> #p::families::ggl::DiscreteSystem<T, #marker, #dl, #ml, #nl> for #name<T> {
+        impl<T: #p::Real> #p::families::two_point::DiscreteSystem<T, #marker, #dl, #ml, #nl> for #name<T> {
             const UNKNOWNS: &'static [#p::Block] = &[#(#layout),*];
             const PLAN: ::core::option::Option<&'static #p::Plan> = #plan;
 
@@ -352,7 +352,7 @@ fn carried_blocks<'a>(model: &Model, t: &'a Template) -> Vec<(&'static str, &'a 
 }
 
 /// For a model with inputs, the scheme's `LinearizedSystem` impl and its `Linearize`
-/// impl (`runtime/src/families/ggl_linear.rs`): the derivatives of the residual `R` and
+/// impl (`runtime/src/families/two_point_linear.rs`): the derivatives of the residual `R` and
 /// of the carried part of the next state `Ψ` with respect to the carried state `z`
 /// ([`carried_blocks`]) and the inputs `u`, and of `Ψ` with respect to the unknowns
 /// `x`, through the template's intermediates by the chain rule as [`jacobian_entries`]
@@ -463,8 +463,8 @@ fn linearized_system(
     let prologue = input_bindings();
     let name = &model.name;
     let (dl, ml, nl, nzl, nul) = (lit(d), lit(m), lit(n), lit(nz), lit(nu));
-    let state = quote!(#p::GglState<T, #dl, #ml>);
-    let linear = quote!(#p::families::ggl_linear);
+    let state = quote!(#p::NodeState<T, #dl, #ml>);
+    let linear = quote!(#p::families::two_point_linear);
     let trait_impl = linearize_impl(model, marker, (&carried, &state, nz), &linear);
     Ok(quote! {
         #[allow(unused_variables, unused_mut, clippy::all)]
@@ -562,7 +562,7 @@ fn guesses(model: &Model, t: &Template, n: usize) -> TokenStream {
     }
 }
 
-/// The end of `accept`: the template's next state `(q, v, p, λ, γ)` as a `GglState`.
+/// The end of `accept`: the template's next state `(q, v, p, λ, γ)` as a `NodeState`.
 fn accepted_state(model: &Model, t: &Template) -> TokenStream {
     let p = private();
     let (d, m) = (model.dim(), model.n_constraints());
@@ -584,7 +584,7 @@ fn accepted_state(model: &Model, t: &Template) -> TokenStream {
     let (la, ga) = (svector(m, la), svector(m, ga));
     quote! {
         #a_stmts
-        #p::GglState { t: known.t + h, q: #qa, v: #va, p: #pa, lambda: #la, gamma: #ga }
+        #p::NodeState { t: known.t + h, q: #qa, v: #va, p: #pa, lambda: #la, gamma: #ga }
     }
 }
 
@@ -729,7 +729,7 @@ fn intermediates_block(
 
 /// `impl Step<T, Scheme>` for the model: the scheme's state and workspace types with
 /// the sizes filled in, its unknowns' layout, and `step` and `equations` delegating to
-/// the family's driver module (`families::ggl`, `families::prk`).
+/// the family's driver module (`families::two_point`, `families::prk`).
 pub(crate) fn step_impl(
     model: &Model,
     marker: &TokenStream,

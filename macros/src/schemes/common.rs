@@ -217,7 +217,7 @@ pub struct Input {
     pub source: &'static str,
 }
 
-/// The inputs of a GGL step: the known state at `tⁿ` (the `GglState` argument `known`)
+/// The inputs of a GGL step: the known state at `tⁿ` (the `NodeState` argument `known`)
 /// and the step size (the argument `h`). A new input (the time, a control) is one row
 /// here and one field of the `Known` it fills.
 pub const GGL_INPUTS: &[Input] = &[

@@ -123,8 +123,8 @@ macro_rules! with_catalogue {
             choices { Quadrature { Gauss, Lobatto } }
             families {
                 /// Two-point schemes whose step equations a template in the macro crate
-                /// builds symbolically; Newton on the emitted system (`families::ggl`).
-                Ggl { kind: symbolic }
+                /// builds symbolically; Newton on the emitted system (`families::two_point`).
+                TwoPoint { kind: symbolic }
                 /// The variational partitioned Runge–Kutta family, assembled at run time
                 /// from the point kernels (`families::prk`; on a group `families::prk_lie`).
                 Prk {
@@ -207,7 +207,7 @@ macro_rules! with_catalogue {
             GglViS {
                 marker: unit,
                 label: "VI-S",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch, Schneider 2023, Sect. 4.1; spec 000 §2.1",
                 equations: "(55)",
                 unknowns: [q1: d, p1: d, v0: d, lambda0: m, gamma1: m],
@@ -240,7 +240,7 @@ macro_rules! with_catalogue {
             GglViA {
                 marker: unit,
                 label: "VI-A",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.1; spec 000 §2.4",
                 equations: "(79), θ = ½",
                 unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
@@ -272,7 +272,7 @@ macro_rules! with_catalogue {
             GglViB {
                 marker: unit,
                 label: "VI-B",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.2; spec 000 §2.5",
                 equations: "(83), θ = 1, ϑ = ½",
                 unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
@@ -291,7 +291,7 @@ macro_rules! with_catalogue {
             GglThetaA {
                 marker: defined,
                 label: "VI-θA",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.1; spec 000 §2.3–2.4",
                 equations: "(76)–(79)",
                 unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
@@ -310,7 +310,7 @@ macro_rules! with_catalogue {
             GglThetaB {
                 marker: defined,
                 label: "VI-θB",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch, Schneider 2023, Sect. 4.3.2; spec 000 §2.5",
                 equations: "(76)–(82)",
                 unknowns: [q1: d, p1: d, v1: d, lambda: m, gamma: m],
@@ -350,7 +350,7 @@ macro_rules! with_catalogue {
             GglEm {
                 marker: unit,
                 label: "EM",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch, Schneider 2023, Sect. 5; spec 000 §2.6",
                 equations: "(84)",
                 unknowns: [q1: d, p1: d, lambda1: m, gamma1: m],
@@ -379,7 +379,7 @@ macro_rules! with_catalogue {
             GglEmG {
                 marker: unit,
                 label: "EM-G",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Gonzalez 1999; Kinon, Betsch, Schneider 2023, Sect. 6.3; spec 000 §2.7",
                 equations: "Gonzalez 1999",
                 unknowns: [q1: d, p1: d, lambda1: m],
@@ -424,7 +424,7 @@ macro_rules! with_catalogue {
             Eml {
                 marker: unit,
                 label: "EML",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch 2024, Sect. 4.2; spec 001 §2.2; stabilised, docs/schemes.md",
                 equations: "(72')",
                 unknowns: [q1: d, v1: d, p1: d, lambda: m, mu: m, gamma: m],
@@ -464,7 +464,7 @@ macro_rules! with_catalogue {
             EmlPaper {
                 marker: unit,
                 label: "EML-paper",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch 2024, Sect. 4.2; spec 001 §2.2",
                 equations: "(72)",
                 unknowns: [q1: d, v1: d, p1: d, lambda: m],
@@ -496,7 +496,7 @@ macro_rules! with_catalogue {
             Reml {
                 marker: unit,
                 label: "REML",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5; stabilised, docs/schemes.md",
                 equations: "(101)–(103)",
                 unknowns: [dq: d, lambda: m, mu: m, gamma: m],
@@ -525,7 +525,7 @@ macro_rules! with_catalogue {
             RemlPaper {
                 marker: unit,
                 label: "REML-paper",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch 2024, Sect. 4.5; spec 001 §2.5",
                 equations: "(101)–(103)",
                 unknowns: [dq: d, lambda: m],
@@ -557,7 +557,7 @@ macro_rules! with_catalogue {
             NullEml {
                 marker: unit,
                 label: "Null-EML",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch 2024, Remark 4.11; spec 001 §2.6; stabilised, docs/schemes.md",
                 equations: "(104)–(105)",
                 unknowns: [theta: d - m],
@@ -586,7 +586,7 @@ macro_rules! with_catalogue {
             NullEmlPaper {
                 marker: unit,
                 label: "Null-EML-paper",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch 2024, Remark 4.11; spec 001 §2.6",
                 equations: "(104)–(105)",
                 unknowns: [theta: d - m],
@@ -620,7 +620,7 @@ macro_rules! with_catalogue {
             Mpl {
                 marker: unit,
                 label: "MPL",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch 2024, App. B; spec 001 §2.7",
                 equations: "(132)",
                 unknowns: [q1: d, v1: d, p1: d, lambda: m],
@@ -654,7 +654,7 @@ macro_rules! with_catalogue {
             Mph {
                 marker: unit,
                 label: "MPH",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch 2024, App. B; spec 001 §2.8",
                 equations: "(133)",
                 unknowns: [q1: d, p1: d, lambda: m],
@@ -686,7 +686,7 @@ macro_rules! with_catalogue {
             Emh {
                 marker: unit,
                 label: "EMH",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Kinon, Betsch 2024, App. D; spec 001 §2.9",
                 equations: "(146)",
                 unknowns: [q1: d, p1: d, lambda: m],
@@ -722,7 +722,7 @@ macro_rules! with_catalogue {
             Rattle {
                 marker: unit,
                 label: "RATTLE",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Martín de Diego, Sato Martín de Almagro, Sec. 4.3; spec 002 S2",
                 equations: "Sec. 4.3",
                 unknowns: [q1: d, p1: d, lambda0: m, lambda1: m],
@@ -757,7 +757,7 @@ macro_rules! with_catalogue {
             Shake {
                 marker: unit,
                 label: "SHAKE",
-                family: Ggl,
+                family: TwoPoint,
                 source: "Martín de Diego, Sato Martín de Almagro, Sec. 4.3; spec 002 S2",
                 equations: "Sec. 4.3",
                 unknowns: [q1: d, lambda: m],

@@ -1,11 +1,9 @@
 //! Scheme families: how a step of each family is solved. Two-point families whose
-//! equations `model!` emits symbolically ([`ggl`]) get a driver that runs Newton on
+//! equations `model!` emits symbolically ([`two_point`]) get a driver that runs Newton on
 //! the generated residual; stage families are assembled here from point kernels, each
 //! its equations and block Jacobian over one shared skeleton ([`stages`]).
 mod blocks;
 pub mod galerkin;
-pub mod ggl;
-pub mod ggl_linear;
 mod point;
 pub mod prk;
 pub mod prk_holonomic;
@@ -14,6 +12,22 @@ pub mod prk_lie;
 pub mod prk_linear;
 pub mod prk_nonholonomic;
 pub mod stages;
+pub mod two_point;
+pub mod two_point_linear;
+
+/// The two-point family under its first name.
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed `families::two_point`: the family also steps the Livens, SHAKE and RATTLE schemes"
+)]
+pub mod ggl {
+    pub use super::two_point::*;
+}
+/// The two-point family's linearised step under its first name.
+#[deprecated(since = "0.1.0", note = "renamed `families::two_point_linear`")]
+pub mod ggl_linear {
+    pub use super::two_point_linear::*;
+}
 
 use core::borrow::Borrow;
 

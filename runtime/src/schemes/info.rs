@@ -154,7 +154,7 @@ pub struct Entry {
     pub name: &'static str,
     /// The papers' short label, e.g. `EM`.
     pub label: &'static str,
-    /// The family whose driver steps it, as the catalogue's `families` name it (`Ggl`: a
+    /// The family whose driver steps it, as the catalogue's `families` name it (`TwoPoint`: a
     /// symbolic template solved by Newton; `Prk`, `PrkHolonomic`, `PrkNonholonomic`:
     /// assembled at run time from the point kernels).
     pub family: &'static str,

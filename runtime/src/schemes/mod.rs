@@ -258,7 +258,7 @@ mod several_parameters {
             Plain {
                 marker: unit,
                 label: "plain",
-                family: Ggl,
+                family: TwoPoint,
                 source: "none",
                 equations: "(0)",
                 unknowns: [q1: d],

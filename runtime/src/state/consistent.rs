@@ -10,12 +10,12 @@ use crate::error::InitError;
 use crate::model::{Model, Real};
 use crate::solve::lu::{self, Lu};
 use crate::solve::max_abs;
-use crate::state::GglState;
+use crate::state::NodeState;
 
 /// Projection steps [`Consistency::Project`] may take before giving up.
 const PROJECTION_MAX_ITERATIONS: u32 = 50;
 
-/// How [`GglState::consistent`] treats initial data that violates the constraints.
+/// How [`NodeState::consistent`] treats initial data that violates the constraints.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Consistency<T> {
     /// Accept `(q, v)` only if `max|g(q)| ≤ tolerance` and `max|G(q) v| ≤ tolerance`;
@@ -129,7 +129,7 @@ fn correction<T: Real, const D: usize, const M: usize>(
     Ok(w * y)
 }
 
-impl<T: Real, const D: usize, const M: usize> GglState<T, D, M> {
+impl<T: Real, const D: usize, const M: usize> NodeState<T, D, M> {
     /// A consistent state at `t = 0` from positions `q` and velocities `v`.
     ///
     /// Parameters the model refuses ([`Model::check_parameters`]), a tolerance that is
@@ -220,7 +220,7 @@ fn all_finite<T: Real>(x: &[T]) -> bool {
 /// A consistent `(q, v)` and its `λ`.
 type Node<T, const D: usize, const M: usize> = (SVector<T, D>, SVector<T, D>, SVector<T, M>);
 
-/// The constrained part of [`GglState::consistent`]: `(q, v)` checked or projected,
+/// The constrained part of [`NodeState::consistent`]: `(q, v)` checked or projected,
 /// and `λ`, with one [`Metric`] for every factorisation. Kept out of line, so that its
 /// `D × D` buffer is on the stack only when there are constraints.
 #[inline(never)]

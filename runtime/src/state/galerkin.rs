@@ -8,7 +8,7 @@ use crate::error::InitError;
 use crate::kernels::{HolonomicKernels, PointKernels};
 use crate::model::{InputValues, Real};
 use crate::state::multiplier::holonomic_multiplier;
-use crate::state::{FromNode, GglState, NodeValues};
+use crate::state::{FromNode, NodeState, NodeValues};
 
 /// `(q, ℙp̃, v, λ)` at a time node, with the carried momentum `p̃` the next step starts
 /// from and the paper's lagged values of the node before.
@@ -51,7 +51,7 @@ pub struct Lagged<T: Real, const D: usize, const M: usize> {
 
 impl<T: Real, const D: usize, const M: usize> GalerkinState<T, D, M> {
     /// The state at `t = 0` from positions and velocities consistent with the
-    /// constraints (`g(q) = 0`, `G(q) v = 0`; see [`GglState::consistent`] to project
+    /// constraints (`g(q) = 0`, `G(q) v = 0`; see [`NodeState::consistent`] to project
     /// them first): `p = p̃ = D₂L(q, v)`, `λ` from the continuous equations (70).
     /// [`InitError::SingularConstraints`] if `D₂₂L` or `G M⁻¹ Gᵀ` is singular there.
     pub fn from_velocities<Mdl>(
@@ -102,7 +102,7 @@ impl<T: Real, const D: usize, const M: usize> NodeValues<T, D> for GalerkinState
 /// family's, not recomputed (use [`GalerkinState::from_velocities`] for (70)); it only
 /// starts Newton and is replaced after the first step.
 impl<T: Real, const D: usize, const M: usize> FromNode<T, D, M> for GalerkinState<T, D, M> {
-    fn from_node(node: &GglState<T, D, M>) -> Self {
+    fn from_node(node: &NodeState<T, D, M>) -> Self {
         Self {
             t: node.t,
             q: node.q,

@@ -2,17 +2,24 @@
 //! diagnostics and output read the values at a node.
 mod consistent;
 mod galerkin;
-mod ggl;
 pub(crate) mod multiplier;
+mod node;
 mod nonholonomic;
 mod phase;
 
 pub use consistent::Consistency;
 pub use galerkin::{GalerkinState, Lagged};
-pub use ggl::GglState;
 pub use multiplier::nonholonomic_multiplier;
+pub use node::NodeState;
 pub use nonholonomic::NonholonomicState;
 pub use phase::PhaseState;
+
+/// [`NodeState`] under its first name, from when only the GGL schemes used it.
+#[deprecated(
+    since = "0.1.0",
+    note = "renamed `NodeState`: the two-point family's state, whatever the scheme"
+)]
+pub type GglState<T, const D: usize, const M: usize, const Q: usize = D> = NodeState<T, D, M, Q>;
 
 use nalgebra::SVector;
 
@@ -84,18 +91,18 @@ pub trait NodeValues<T: Real, const D: usize, const Q: usize = D> {
 }
 
 /// A scheme's state built from a consistent node of the model: how every layout starts
-/// from the same initial data. [`GglState`] is the node: it carries every quantity a
+/// from the same initial data. [`NodeState`] is the node: it carries every quantity a
 /// layout may start from (`t`, `q`, `v`, `p`, `λ`, `γ`), and
-/// [`GglState::consistent`] computes it from the user's `(q, v)`.
+/// [`NodeState::consistent`] computes it from the user's `(q, v)`.
 pub trait FromNode<T: Real, const D: usize, const M: usize, const Q: usize = D> {
     /// The state at `node`.
-    fn from_node(node: &GglState<T, D, M, Q>) -> Self;
+    fn from_node(node: &NodeState<T, D, M, Q>) -> Self;
 }
 
 impl<T: Real, const D: usize, const M: usize, const Q: usize> FromNode<T, D, M, Q>
-    for GglState<T, D, M, Q>
+    for NodeState<T, D, M, Q>
 {
-    fn from_node(node: &GglState<T, D, M, Q>) -> Self {
+    fn from_node(node: &NodeState<T, D, M, Q>) -> Self {
         *node
     }
 }
@@ -104,7 +111,7 @@ impl<T: Real, const D: usize, const M: usize, const Q: usize> FromNode<T, D, M, 
 impl<T: Real, const D: usize, const M: usize, const Q: usize> FromNode<T, D, M, Q>
     for PhaseState<T, D, Q>
 {
-    fn from_node(node: &GglState<T, D, M, Q>) -> Self {
+    fn from_node(node: &NodeState<T, D, M, Q>) -> Self {
         PhaseState {
             t: node.t,
             q: node.q,

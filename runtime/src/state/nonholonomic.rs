@@ -7,7 +7,7 @@ use crate::kernels::{NonholonomicKernels, PointKernels};
 use crate::model::{InputValues, Model, Real};
 use crate::solve::lu::Lu;
 use crate::state::multiplier::multiplier;
-use crate::state::{Consistency, FromNode, GglState, NodeValues};
+use crate::state::{Consistency, FromNode, NodeState, NodeValues};
 
 /// `(q, p, v, λ)` at a time node of a model with `K` velocity-level constraints: its
 /// nonholonomic ones, then (in a model that also has holonomic constraints `g(q) = 0`)
@@ -49,7 +49,7 @@ impl<T: Real, const D: usize, const K: usize, const Q: usize> NonholonomicState<
 
 impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
     /// The state at `t = 0` from `(q, v)` checked against the model's holonomic
-    /// constraints as [`GglState::consistent`] checks them (`g(q)` and `G(q) v`, rejected
+    /// constraints as [`NodeState::consistent`] checks them (`g(q)` and `G(q) v`, rejected
     /// or projected, after the model's parameters), then against `A(q) v = 0`: with
     /// [`Consistency::Reject`], `max|A(q) v|` above the tolerance is
     /// [`InitError::Inconsistent`]; with [`Consistency::Project`], `v` is replaced by its
@@ -67,7 +67,7 @@ impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
     {
         // Parameters, tolerance, finite inputs, and g(q) = 0, G(q) v = 0 (nothing to do
         // without holonomic constraints).
-        let holonomic = GglState::<T, D, M>::consistent(model, q, v, consistency)?;
+        let holonomic = NodeState::<T, D, M>::consistent(model, q, v, consistency)?;
         let (q, mut v) = (holonomic.q, holonomic.v);
         let mut columns = [[T::zero(); K]; D];
         model.a(&q, &mut columns);
@@ -144,7 +144,7 @@ impl<T: Real, const D: usize, const K: usize, const Q: usize> NodeValues<T, D, Q
 impl<T: Real, const D: usize, const M: usize, const K: usize, const Q: usize> FromNode<T, D, M, Q>
     for NonholonomicState<T, D, K, Q>
 {
-    fn from_node(node: &GglState<T, D, M, Q>) -> Self {
+    fn from_node(node: &NodeState<T, D, M, Q>) -> Self {
         Self {
             t: node.t,
             q: node.q,

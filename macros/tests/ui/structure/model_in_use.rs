@@ -21,7 +21,7 @@ fn main() {
     let _ = model.mass();
     let q = SVector::from([1.0, 0.0, 0.0]);
     let v = SVector::from([0.0, 1.0, 0.0]);
-    let state = GglState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 }).unwrap();
+    let state = NodeState::consistent(&model, q, v, Consistency::Reject { tolerance: 1e-12 }).unwrap();
     let mut sim = Integrator::new(model, GglEm, 0.05, state);
     sim.step().unwrap();
 }

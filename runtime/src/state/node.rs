@@ -1,4 +1,4 @@
-//! The state a GGL-family scheme carries from step to step.
+//! The state a two-point scheme (GGL, Livens, SHAKE, RATTLE) carries from step to step.
 use nalgebra::SVector;
 
 use crate::model::Real;
@@ -11,7 +11,7 @@ use crate::state::NodeValues;
 /// belong to `t^n`; for VI-A `v` and the multipliers belong to the interval
 /// `[t^{n-1}, t^n]` that ended at this node.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GglState<T: Real, const D: usize, const M: usize, const Q: usize = D> {
+pub struct NodeState<T: Real, const D: usize, const M: usize, const Q: usize = D> {
     /// Time `t^n`.
     pub t: T,
     /// Positions `q` (stored in `Q` numbers).
@@ -26,12 +26,12 @@ pub struct GglState<T: Real, const D: usize, const M: usize, const Q: usize = D>
     pub gamma: SVector<T, M>,
 }
 
-impl<T: Real, const D: usize, const M: usize, const Q: usize> GglState<T, D, M, Q> {
+impl<T: Real, const D: usize, const M: usize, const Q: usize> NodeState<T, D, M, Q> {
     /// The same state in another scalar type, converting every entry with `f`: e.g.
     /// `state.map(|x| x as f32)` for an embedded target, or to dual numbers for
     /// derivatives of a step.
-    pub fn map<U: Real>(&self, f: impl Fn(T) -> U) -> GglState<U, D, M, Q> {
-        GglState {
+    pub fn map<U: Real>(&self, f: impl Fn(T) -> U) -> NodeState<U, D, M, Q> {
+        NodeState {
             t: f(self.t),
             q: self.q.map(&f),
             v: self.v.map(&f),
@@ -43,7 +43,7 @@ impl<T: Real, const D: usize, const M: usize, const Q: usize> GglState<T, D, M, 
 }
 
 impl<T: Real, const D: usize, const M: usize, const Q: usize> NodeValues<T, D, Q>
-    for GglState<T, D, M, Q>
+    for NodeState<T, D, M, Q>
 {
     fn time(&self) -> T {
         self.t

@@ -1,6 +1,7 @@
-//! The GGL family (Kinon, Betsch, Schneider 2023; spec 000): two-point schemes whose
-//! residual and exact Jacobian `model!` emits as straight-line code
-//! ([`DiscreteSystem`]), solved here by one Newton solve per step.
+//! The two-point family: schemes whose residual and exact Jacobian `model!` emits as
+//! straight-line code ([`DiscreteSystem`]), solved here by one Newton solve per step.
+//! The GGL schemes (Kinon, Betsch, Schneider 2023; spec 000) came first; the Livens
+//! energy–momentum schemes, SHAKE and RATTLE are stepped the same way.
 use nalgebra::SVector;
 
 use crate::error::SolveError;
@@ -8,7 +9,7 @@ use crate::model::{Configuration, InputValues, Model, Real};
 use crate::schemes::info::SchemeInfo;
 use crate::solve::sparse::{self, NeedsPivoting, Plan};
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
-use crate::state::GglState;
+use crate::state::NodeState;
 use crate::step::{Block, Guess, StepContext, StepOptions, WrongLength};
 use core::borrow::BorrowMut;
 
@@ -53,7 +54,7 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
         &self,
         scheme: &S,
         h: T,
-        known: &GglState<T, D, M>,
+        known: &NodeState<T, D, M>,
         inputs: &Self::Inputs,
         x: &SVector<T, N>,
         r: &mut SVector<T, N>,
@@ -69,7 +70,7 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
         &self,
         scheme: &S,
         h: T,
-        known: &GglState<T, D, M>,
+        known: &NodeState<T, D, M>,
         inputs: &Self::Inputs,
         x: &SVector<T, N>,
         r: &mut SVector<T, N>,
@@ -82,7 +83,7 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
         &self,
         scheme: &S,
         h: T,
-        known: &GglState<T, D, M>,
+        known: &NodeState<T, D, M>,
         inputs: &Self::Inputs,
         x: &SVector<T, N>,
         r: &mut SVector<T, N>,
@@ -93,7 +94,7 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
         &self,
         scheme: &S,
         h: T,
-        known: &GglState<T, D, M>,
+        known: &NodeState<T, D, M>,
         inputs: &Self::Inputs,
         guess: Guess,
     ) -> SVector<T, N>;
@@ -102,10 +103,10 @@ pub trait DiscreteSystem<T: Real, S, const D: usize, const M: usize, const N: us
         &self,
         scheme: &S,
         h: T,
-        known: &GglState<T, D, M>,
+        known: &NodeState<T, D, M>,
         inputs: &Self::Inputs,
         x: &SVector<T, N>,
-    ) -> GglState<T, D, M>;
+    ) -> NodeState<T, D, M>;
 }
 
 /// A [`DiscreteSystem`] at a known state and step size, as Newton sees it.
@@ -113,7 +114,7 @@ struct AtState<'a, T: Real, Mdl: Configuration<T, D>, S, const D: usize, const M
     model: &'a Mdl,
     scheme: &'a S,
     h: T,
-    known: &'a GglState<T, D, M>,
+    known: &'a NodeState<T, D, M>,
     inputs: Mdl::Inputs,
 }
 
@@ -183,8 +184,8 @@ pub const ENERGY_BALANCE_TOLERANCES: f64 = 10.0;
 /// step (another root of the equations).
 pub fn energy_balance<T, Mdl, const D: usize, const M: usize>(
     model: &Mdl,
-    start: &GglState<T, D, M>,
-    next: &GglState<T, D, M>,
+    start: &NodeState<T, D, M>,
+    next: &NodeState<T, D, M>,
     tolerance: T,
     iterations: u32,
 ) -> Result<(), SolveError<T>>
@@ -192,7 +193,7 @@ where
     T: Real,
     Mdl: Model<T, D, M>,
 {
-    let energy = |s: &GglState<T, D, M>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
+    let energy = |s: &NodeState<T, D, M>| s.p.dot(&s.v) - model.lagrangian(&s.q, &s.v);
     let (before, after) = (energy(start), energy(next));
     let scale = T::one().max(before.abs()).max(start.p.dot(&start.v).abs());
     // Not below the round-off of `p·v` and `L` at that scale (a tolerance near `ε`).
@@ -221,10 +222,10 @@ pub fn step<T, Mdl, S, K, const D: usize, const M: usize, const N: usize>(
     model: &Mdl,
     scheme: &S,
     context: StepContext<'_, T>,
-    state: &GglState<T, D, M>,
+    state: &NodeState<T, D, M>,
     ws: &mut Workspace<T, N, K>,
     options: &StepOptions<T>,
-) -> Result<(GglState<T, D, M>, StepReport<T>), SolveError<T>>
+) -> Result<(NodeState<T, D, M>, StepReport<T>), SolveError<T>>
 where
     T: Real,
     Mdl: DiscreteSystem<T, S, D, M, N>,
@@ -238,7 +239,7 @@ where
     })?;
     // The generated equations read the start time from the known state: the
     // context's (the same, from the integrator).
-    let state = &GglState {
+    let state = &NodeState {
         t: context.t,
         ..*state
     };
@@ -273,7 +274,7 @@ pub fn equations<T, Mdl, S, K, const D: usize, const M: usize, const N: usize>(
     model: &Mdl,
     scheme: &S,
     context: StepContext<'_, T>,
-    state: &GglState<T, D, M>,
+    state: &NodeState<T, D, M>,
     ws: &mut Workspace<T, N, K>,
     x: &[T],
     r: &mut [T],
@@ -291,7 +292,7 @@ where
         inputs: Some([Mdl::Inputs::LEN, context.inputs.len()]),
     })?;
     let h = context.h;
-    let state = &GglState {
+    let state = &NodeState {
         t: context.t,
         ..*state
     };

@@ -1,4 +1,4 @@
-//! The linearised step of the symbolic (GGL) family ([`super::ggl`]; spec
+//! The linearised step of the two-point family ([`super::two_point`]; spec
 //! `next_packages.md` §D.3) with respect to the carried state `z` and the inputs `u`.
 //!
 //! A GGL step solves `R(x; z, u, h) = 0` for its unknowns `x` and reads the next state
@@ -23,14 +23,14 @@
 //! Its `λ` and `γ` only seed Newton, so they are not carried.
 use nalgebra::{ArrayStorage, SMatrix, SVector};
 
-use super::ggl::{step, DiscreteSystem};
+use super::two_point::{step, DiscreteSystem};
 use crate::error::SolveError;
 use crate::linearize::Linearized;
 use crate::model::{InputValues, Real};
 use crate::schemes::info::SchemeInfo;
 use crate::solve::lu::Lu;
 use crate::solve::{Storage, Workspace};
-use crate::state::GglState;
+use crate::state::NodeState;
 use crate::step::{StepContext, StepOptions};
 
 /// The derivatives of a GGL step's equations at its solution with respect to the
@@ -95,7 +95,7 @@ pub trait LinearizedSystem<
         &self,
         scheme: &S,
         h: T,
-        known: &GglState<T, D, M>,
+        known: &NodeState<T, D, M>,
         inputs: &Self::Inputs,
         x: &SVector<T, N>,
         out: &mut Sensitivities<T, N, NZ, NU>,
@@ -120,10 +120,10 @@ pub fn linearize<
     model: &Mdl,
     scheme: &S,
     context: StepContext<'_, T>,
-    state: &GglState<T, D, M>,
+    state: &NodeState<T, D, M>,
     ws: &mut Workspace<T, N, K>,
     options: &StepOptions<T>,
-) -> Result<Linearized<GglState<T, D, M>, T, NZ, NU>, SolveError<T>>
+) -> Result<Linearized<NodeState<T, D, M>, T, NZ, NU>, SolveError<T>>
 where
     T: Real,
     Mdl: LinearizedSystem<T, S, D, M, N, NZ, NU>,
@@ -143,7 +143,7 @@ where
         given: context.inputs.len(),
     })?;
     // The equations of the step as `step` solved them: from the context's time.
-    let known = GglState {
+    let known = NodeState {
         t: context.t,
         ..*state
     };
