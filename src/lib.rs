@@ -41,6 +41,9 @@
 // Lets `::livens::...` paths of generated code resolve inside this crate too.
 extern crate self as livens;
 
+#[cfg(doctest)]
+mod doctests;
+
 pub use livens_macros::model;
 pub use livens_runtime::*;
 

@@ -1,5 +1,5 @@
 //! The model! grammar, parsed with syn. The grammar itself is documented once, on the
-//! `model!` macro (`lib.rs`), with a compiled example of every block; this module
+//! `model!` macro (`model.md`), with a compiled example of every block; this module
 //! parses exactly that.
 //!
 //! In expressions, `sum(i in 0..10, expr)` is rewritten to `sum(for i in 0..10 { expr })`
@@ -495,7 +495,7 @@ fn empty_model(attrs: Vec<Attribute>, vis: Visibility, name: Ident) -> ModelAst 
 /// or not a block at all.
 fn unknown_block(body: ParseStream) -> syn::Error {
     // error: unknown block `controls`; a model body contains ...
-    //   --> macros/tests/ui/parse/unknown_block.rs
+    //   --> macros/diagnostics/tests/ui/parse/unknown_block.rs
     //    |     controls { ... }
     //    |     ^^^^^^^^
     let msg = match body.fork().parse::<Ident>() {

@@ -3,7 +3,7 @@
 //! `A(q) = ∂Φ/∂v`, and the multiplier of the continuous equations (spec 002 §4.8)
 //! against the spec's closed forms; the models of spec 002 §5.1–5.3 declared without
 //! schemes (`tests/stages/nonholonomic_lobatto.rs` integrates the particle, and
-//! `macros/tests/ui/schemes` pins the refusal of the schemes that would ignore the block).
+//! `macros/diagnostics/tests/ui/schemes` pins the refusal of the schemes that would ignore the block).
 use livens::{nonholonomic_multiplier, NonholonomicKernels, SVector};
 
 livens::model! {
