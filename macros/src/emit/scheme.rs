@@ -128,7 +128,7 @@ fn scheme_impl(
     let (d, m, n) = (model.dim(), model.n_constraints(), t.unknowns.len());
     let (dl, ml, nl) = (lit(d), lit(m), lit(n));
     let ul = lit(model.inputs.len());
-    let dw = intermediate_derivatives(model, t);
+    let dw = intermediate_derivatives(model, t, &t.unknowns, 0);
     let nonzero = jacobian_entries(model, t, &dw);
     let intermediates = intermediates_block(model, t, &[]);
     let intermediates_and_derivatives = intermediates_block(model, t, &dw);
@@ -228,23 +228,6 @@ fn scheme_impl(
 
         #linear
     })
-}
-
-/// The intermediates' nonzero derivatives `∂w_k/∂x_j` as `(k, j, variable,
-/// expression)`, each a variable of the Jacobian's expressions computed ahead of them.
-fn intermediate_derivatives(model: &mut Model, t: &Template) -> Vec<(usize, usize, Id, Id)> {
-    let mut dw = Vec::new();
-    for (k, &(_, def)) in t.intermediates.iter().enumerate() {
-        for (j, &xj) in t.unknowns.iter().enumerate() {
-            let e = model.graph.diff(def, xj);
-            if !model.graph.is_zero(e) {
-                let (_, var) =
-                    model.new_var(format!("dw_{k}_{j}"), Role::IntermediateDerivative(k, j));
-                dw.push((k, j, var, e));
-            }
-        }
-    }
-    dw
 }
 
 /// The exact Jacobian ∂R_i/∂x_j + Σ_k ∂R_i/∂w_k ∂w_k/∂x_j as its nonzero entries
@@ -373,16 +356,7 @@ fn linearized_system(
     );
     let blocks = carried_blocks(model, t);
     let nz: usize = blocks.iter().map(|b| b.1.len()).sum();
-    let mut carried: Vec<String> = Vec::new();
-    for &(block, entries, _) in &blocks {
-        for i in 0..entries.len() {
-            let component = match block {
-                "q" | "v" | "p" => &model.coord_names[i],
-                _ => &model.constraints[i].name,
-            };
-            carried.push(format!("{block}.{component}"));
-        }
-    }
+    let carried = carried_names(model, &blocks);
     // The columns: the unknowns `x`, then `z`, then `u`.
     let mut columns: Vec<VarId> = t.unknowns.clone();
     columns.extend(blocks.iter().flat_map(|b| b.1).map(|&id| as_var(model, id)));
@@ -399,17 +373,7 @@ fn linearized_system(
     } else {
         n
     };
-    let mut dw = Vec::new();
-    for (k, &(_, def)) in t.intermediates.iter().enumerate() {
-        for (c, &var) in columns.iter().enumerate().skip(first) {
-            let e = model.graph.diff(def, var);
-            if !model.graph.is_zero(e) {
-                let (_, v) =
-                    model.new_var(format!("dw_{k}_{c}"), Role::IntermediateDerivative(k, c));
-                dw.push((k, c, v, e));
-            }
-        }
-    }
+    let dw = intermediate_derivatives(model, t, &columns, first);
     // d e / d(column c) = ∂e/∂c + Σ_k ∂e/∂w_k ∂w_k/∂c.
     let total = |model: &mut Model, e: Id, c: usize| {
         let mut out = model.graph.diff(e, columns[c]);
@@ -487,6 +451,45 @@ fn linearized_system(
 
         #trait_impl
     })
+}
+
+/// The carried state's entries by name (`q.x`, `lambda.rod`), in the order of `z`.
+fn carried_names(model: &Model, blocks: &[(&'static str, &[Id], &[Id])]) -> Vec<String> {
+    let mut carried = Vec::new();
+    for &(block, entries, _) in blocks {
+        for i in 0..entries.len() {
+            let component = match block {
+                "q" | "v" | "p" => &model.coord_names[i],
+                _ => &model.constraints[i].name,
+            };
+            carried.push(format!("{block}.{component}"));
+        }
+    }
+    carried
+}
+
+/// The intermediates' nonzero derivatives `∂w_k/∂(column c)`, for the columns from
+/// `first` on, as `(k, c, variable, expression)`: each a variable of the Jacobian's
+/// expressions, computed ahead of them. The step's columns are its unknowns `x`; the
+/// linearised step's are `x`, then the carried state `z` and the inputs `u`.
+fn intermediate_derivatives(
+    model: &mut Model,
+    t: &Template,
+    columns: &[VarId],
+    first: usize,
+) -> Vec<(usize, usize, Id, Id)> {
+    let mut dw = Vec::new();
+    for (k, &(_, def)) in t.intermediates.iter().enumerate() {
+        for (c, &var) in columns.iter().enumerate().skip(first) {
+            let e = model.graph.diff(def, var);
+            if !model.graph.is_zero(e) {
+                let (_, v) =
+                    model.new_var(format!("dw_{k}_{c}"), Role::IntermediateDerivative(k, c));
+                dw.push((k, c, v, e));
+            }
+        }
+    }
+    dw
 }
 
 /// The `PLAN` constant's value, what the writer does before it writes (clear the whole
