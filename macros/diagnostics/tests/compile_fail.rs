@@ -25,7 +25,9 @@ fn ui() {
     // and the macro built a second time. Cargo takes `CARGO_ENCODED_RUSTFLAGS` over the
     // `build.rustflags` trybuild sets on its command line: with the cases' flags there,
     // both passes are one build. The cases' diagnostics are the same (the `.stderr`
-    // files are unchanged).
+    // files are unchanged). The cases are compiled by rustc, as a user's crate is: a
+    // lint driver CI wraps the workspace's builds in (`.ci/run`) is not passed on.
     std::env::set_var("CARGO_ENCODED_RUSTFLAGS", TRYBUILD_CASE_FLAGS.join("\x1f"));
+    std::env::remove_var("RUSTC_WORKSPACE_WRAPPER");
     trybuild::TestCases::new().compile_fail("tests/ui/*/*.rs");
 }
