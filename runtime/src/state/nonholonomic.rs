@@ -5,7 +5,7 @@ use nalgebra::SVector;
 use crate::error::InitError;
 use crate::kernels::{NonholonomicKernels, PointKernels};
 use crate::model::{InputValues, Model, Real};
-use crate::solve::lu::Lu;
+use crate::solve::lu::{self, Lu};
 use crate::state::multiplier::multiplier;
 use crate::state::{Consistency, FromNode, NodeState, NodeValues};
 
@@ -90,17 +90,7 @@ impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
                 if !(tolerance >= T::zero() && tolerance.is_finite()) {
                     return Err(InitError::InvalidTolerance { tolerance });
                 }
-                let mut square = [[T::zero(); D]; D];
-                model.l_vv(&q, &v, &mut square);
-                let mass = nalgebra::SMatrix::<T, D, D>::from_data(nalgebra::ArrayStorage(square));
-                let lu = Lu::factor(mass).map_err(|_| InitError::SingularConstraints)?;
-                let mut w = a.transpose();
-                lu.solve_matrix_in_place(&mut w);
-                let mut y = residual;
-                Lu::factor(a * w)
-                    .map_err(|_| InitError::SingularConstraints)?
-                    .solve_in_place(&mut y);
-                v -= w * y;
+                v = project_velocity(model, &q, v, &a, residual)?;
             }
         }
         let lambda = multiplier(model, (T::zero(), &InputValues::zeros()), &q, &v)
@@ -113,6 +103,35 @@ impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
             lambda: Some(lambda),
         })
     }
+}
+
+/// `v − M⁻¹Aᵀ (A M⁻¹ Aᵀ)⁻¹ A v` with `M = ∂²L/∂v²` at `(q, v)`: the one `D × D` matrix
+/// built and factored in place, and kept out of line, so that a model's `consistent`
+/// holds it on the stack only when it projects (as [`NodeState::consistent`] does).
+#[inline(never)]
+fn project_velocity<T: Real, Mdl: PointKernels<T, D>, const D: usize, const K: usize>(
+    model: &Mdl,
+    q: &SVector<T, D>,
+    v: SVector<T, D>,
+    a: &nalgebra::SMatrix<T, K, D>,
+    residual: SVector<T, K>,
+) -> Result<SVector<T, D>, InitError<T>> {
+    let mut mass = [[T::zero(); D]; D];
+    let mut perm = [0; D];
+    model.l_vv(q, &v, &mut mass);
+    lu::factor_in_place(&mut mass, &mut perm).map_err(|_| InitError::SingularConstraints)?;
+    // W = M⁻¹ Aᵀ, column by column.
+    let mut w = a.transpose();
+    for c in 0..K {
+        let mut column: SVector<T, D> = w.column(c).into_owned();
+        lu::solve_in_place(&mass, &perm, &mut column);
+        w.set_column(c, &column);
+    }
+    let mut y = residual;
+    Lu::factor(a * w)
+        .map_err(|_| InitError::SingularConstraints)?
+        .solve_in_place(&mut y);
+    Ok(v - w * y)
 }
 
 impl<T: Real, const D: usize, const K: usize, const Q: usize> NodeValues<T, D, Q>
