@@ -3,6 +3,7 @@
 //! the generated residual; stage families are assembled here from point kernels, each
 //! its equations and block Jacobian over one shared skeleton ([`stages`]).
 mod blocks;
+pub mod converted;
 pub mod galerkin;
 mod point;
 pub mod prk;

@@ -6,8 +6,13 @@
 //! symplectic conjugacy ([`PartitionedTableau::symplectic_defect`]) and the stability
 //! function at infinity ([`Tableau::stability_at_infinity`]).
 //!
+//! The order conditions of any tableau are checked tree by tree
+//! ([`Tableau::order`], [`Tableau::order_defect`]).
+//!
 //! Provided: [`PartitionedTableau::lobatto_iiia_iiib`] (any `S ≥ 2`),
-//! [`Tableau::lobatto_iiia`], [`Tableau::lobatto_iiib`], and the Galerkin schemes'
+//! [`Tableau::lobatto_iiia`], [`Tableau::lobatto_iiib`], the explicit methods the
+//! conversion of seed 004 takes as standard layers ([`Tableau::euler`],
+//! [`Tableau::heun2`], [`Tableau::kutta3`], [`Tableau::rk4`]), and the Galerkin schemes'
 //! Lagrange bases and quadratures ([`GalerkinTable`](crate::tableaux::GalerkinTable)).
 //!
 // rustdoc resolves the links of this doc in the crate root, where the `mod` line's doc
@@ -17,19 +22,28 @@
 //! [`Tableau::d`]: crate::tableaux::Tableau::d
 //! [`Tableau::stability_at_infinity`]: crate::tableaux::Tableau::stability_at_infinity
 //! [`Tableau::lobatto_iiia`]: crate::tableaux::Tableau::lobatto_iiia
+//! [`Tableau::order`]: crate::tableaux::Tableau::order
+//! [`Tableau::euler`]: crate::tableaux::Tableau::euler
+//! [`Tableau::heun2`]: crate::tableaux::Tableau::heun2
+//! [`Tableau::kutta3`]: crate::tableaux::Tableau::kutta3
+//! [`Tableau::rk4`]: crate::tableaux::Tableau::rk4
+//! [`Tableau::order_defect`]: crate::tableaux::Tableau::order_defect
 //! [`Tableau::lobatto_iiib`]: crate::tableaux::Tableau::lobatto_iiib
 //! [`PartitionedTableau::cc_hat`]: crate::tableaux::PartitionedTableau::cc_hat
 //! [`PartitionedTableau::symplectic_defect`]: crate::tableaux::PartitionedTableau::symplectic_defect
 //! [`PartitionedTableau::lobatto_iiia_iiib`]: crate::tableaux::PartitionedTableau::lobatto_iiia_iiib
 mod conditions;
+mod explicit;
 mod galerkin;
 mod lobatto;
 mod nodes;
 mod stability;
+mod trees;
 
 pub use galerkin::{
     admissible, galerkin_order, GalerkinTable, Inadmissible, Quadrature, MAX_POINTS,
 };
+pub use trees::MAX_ORDER;
 
 /// An `S`-stage Runge–Kutta tableau: row `i` of `a` is stage `i`, so the stages are
 /// `Yᵢ = y₀ + h Σⱼ a[i][j] kⱼ` and the step is `y₁ = y₀ + h Σᵢ b[i] kᵢ`.

@@ -1,0 +1,42 @@
+//! Variational integrators converted from one-step methods (Patrick, Cuell, Spiteri,
+//! Zhang, seed `004_caa2b5d5d51972f0.txt`; spec `next_packages.md` §C): a one-step
+//! method run on the model's second-order system augmented with the action (the
+//! paper's "standard layer", [`standard`]) defines end maps and a discrete Lagrangian,
+//! from which a variational integrator of the same order follows.
+//!
+//! The standard layer runs explicit Runge–Kutta tableaux and gives its first derivatives
+//! ([`standard`]); [`node_form`] steps the node `(x_k, p_k)` by the paper's chord
+//! iteration. What both need of a model is [`SecondOrderKernels`].
+use nalgebra::{SMatrix, SVector};
+
+use crate::model::Real;
+
+pub mod node_form;
+pub mod standard;
+
+/// A model as the standard layer sees it: the Lagrangian `L(q, v)`, the acceleration
+/// `A(q, v)` of its second-order system `q̇ = v, v̇ = A(q, v)` (spec §C.2:
+/// `L_vv A = L_q − L_vq v` unconstrained), and their first derivatives, which the
+/// derivative of the Runge–Kutta map (the same map run on the variational equations)
+/// reads.
+pub trait SecondOrderKernels<T: Real, const N: usize> {
+    /// `L(q, v)`.
+    fn lagrangian(&self, q: &SVector<T, N>, v: &SVector<T, N>) -> T;
+    /// `∂L/∂q`.
+    fn l_q(&self, q: &SVector<T, N>, v: &SVector<T, N>) -> SVector<T, N>;
+    /// `∂L/∂v`.
+    fn l_v(&self, q: &SVector<T, N>, v: &SVector<T, N>) -> SVector<T, N>;
+    /// `∂²L/∂v²`, the chord iteration's `M₀`.
+    fn l_vv(&self, q: &SVector<T, N>, v: &SVector<T, N>) -> SMatrix<T, N, N>;
+    /// `A(q, v)`.
+    fn acceleration(&self, q: &SVector<T, N>, v: &SVector<T, N>) -> SVector<T, N>;
+    /// `(∂A/∂q, ∂A/∂v)`.
+    fn acceleration_jacobians(
+        &self,
+        q: &SVector<T, N>,
+        v: &SVector<T, N>,
+    ) -> (SMatrix<T, N, N>, SMatrix<T, N, N>);
+}
+
+#[cfg(test)]
+mod tests;

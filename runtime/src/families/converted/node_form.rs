@@ -1,0 +1,196 @@
+//! One step of the converted variational integrator in node variables (seed 004,
+//! Sect. 3 and 4.2; spec `next_packages.md` §C.3): with the standard layer's end maps
+//! `x^±(w) = R^q_{hα^±}(w)`, their derivatives `J^± = Dx^±` and the discrete
+//! Lagrangian's derivative `ℓ = DR^S_{hα⁺} − DR^S_{hα⁻}`, the node `(x_k, p_k)` steps
+//! to `(x_{k+1}, p_{k+1})` through the unknowns `w = (q, v)` and `μ`:
+//!
+//! ```text
+//! x⁻(w) − x_k = 0                              (N)
+//! ℓ(w) + p_kᵀ J⁻(w) − μᵀ J⁺(w) = 0             (2N: its q and v halves)
+//! x_{k+1} = x⁺(w),   p_{k+1} = μ
+//! ```
+//!
+//! Solved by the paper's "approximate" iteration (Sect. 4.2, (4.9)), a chord method
+//! whose matrix takes `ℓ_q ≈ h L_q`, `ℓ_v ≈ h vᵀM₀`, `J^± ≈ [I, hα^± I]`:
+//!
+//! ```text
+//! A₀ = [[I, hα⁻I, 0], [0, 0, −I], [0, hM₀, −hα⁺I]],   M₀ = L_vv(x_k, v_guess)
+//! ```
+//!
+//! whose solve needs one `N × N` factorisation, of `M₀`. It converges linearly, with a
+//! factor that shrinks with `h`.
+use nalgebra::SVector;
+
+use super::standard::flow;
+use super::SecondOrderKernels;
+use crate::error::SolveError;
+use crate::model::Real;
+use crate::solve::lu::Lu;
+use crate::tableaux::Tableau;
+
+/// Where the end points of a segment sit in the step: `x⁻ = R^q_{hα⁻}`,
+/// `x⁺ = R^q_{hα⁺}`, with `α⁺ − α⁻ = 1`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bias {
+    /// `(α⁻, α⁺) = (0, 1)`: the segment starts at the node; order of the tableau.
+    Forward,
+    /// `(α⁻, α⁺) = (−½, ½)`: the segment straddles the step (the paper prints
+    /// `α⁻ = α⁺ = ½`, a typo, spec §C.1); self-adjoint with a self-adjoint standard
+    /// layer, the next even order otherwise (spec §C.6's calibrations).
+    Symmetric,
+}
+
+impl Bias {
+    /// `(α⁻, α⁺)`.
+    pub fn alphas(self) -> (f64, f64) {
+        match self {
+            Bias::Forward => (0.0, 1.0),
+            Bias::Symmetric => (-0.5, 0.5),
+        }
+    }
+}
+
+/// A converted scheme: an explicit tableau for the standard layer and a bias.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Converted<const S: usize> {
+    /// The standard layer's tableau (explicit).
+    pub tableau: Tableau<S>,
+    /// Where the segment's end points sit.
+    pub bias: Bias,
+}
+
+/// The node `(x_k, p_k)` at `t_k` and the segment state `w_k = (q, v)` of the step that
+/// reached it (the next step's guess): two notions of state, the node the variational
+/// integrator's, the segment the standard layer's, which sits at `t_k − α⁻h` of the
+/// step it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConvertedState<T: Real, const N: usize> {
+    /// Time of the node.
+    pub t: T,
+    /// Node position `x_k`.
+    pub x: SVector<T, N>,
+    /// Node momentum `p_k`.
+    pub p: SVector<T, N>,
+    /// Segment position (the standard layer's `q`).
+    pub q: SVector<T, N>,
+    /// Segment velocity (the standard layer's `v`).
+    pub v: SVector<T, N>,
+}
+
+/// The chord iteration's stopping rule and budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChordOptions<T> {
+    /// Stop when the largest update is at most this (absolute).
+    pub tolerance: T,
+    /// Iterations before [`SolveError::MaxIterations`].
+    pub max_iterations: u32,
+}
+
+/// The residual's three blocks at `(w, μ)`.
+struct Residual<T: Real, const N: usize> {
+    position: SVector<T, N>,
+    momentum_q: SVector<T, N>,
+    momentum_v: SVector<T, N>,
+}
+
+fn residual<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
+    model: &K,
+    scheme: &Converted<S>,
+    h: T,
+    node: (&SVector<T, N>, &SVector<T, N>),
+    w: (&SVector<T, N>, &SVector<T, N>),
+    mu: &SVector<T, N>,
+) -> Residual<T, N> {
+    let (alpha_minus, alpha_plus) = scheme.bias.alphas();
+    let (x, p) = node;
+    let minus = flow(
+        model,
+        &scheme.tableau,
+        h * nalgebra::convert(alpha_minus),
+        w.0,
+        w.1,
+    );
+    let plus = flow(
+        model,
+        &scheme.tableau,
+        h * nalgebra::convert(alpha_plus),
+        w.0,
+        w.1,
+    );
+    // ℓ + p_kᵀ J⁻ − μᵀ J⁺, transposed to columns, in its q and v halves.
+    let momentum_q =
+        plus.action_q - minus.action_q + minus.q_q.transpose() * p - plus.q_q.transpose() * mu;
+    let momentum_v =
+        plus.action_v - minus.action_v + minus.q_v.transpose() * p - plus.q_v.transpose() * mu;
+    Residual {
+        position: minus.q - x,
+        momentum_q,
+        momentum_v,
+    }
+}
+
+/// One step of `scheme` from `state` with step `h`, by the chord iteration of the
+/// module's doc from the previous segment state: the new state and the iterations
+/// taken. A failed solve is an error and leaves `state` to the caller unchanged.
+pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
+    model: &K,
+    scheme: &Converted<S>,
+    h: T,
+    state: &ConvertedState<T, N>,
+    options: &ChordOptions<T>,
+) -> Result<(ConvertedState<T, N>, u32), SolveError<T>> {
+    let (alpha_minus, alpha_plus) = scheme.bias.alphas();
+    let (alpha_minus, alpha_plus): (T, T) = (
+        nalgebra::convert(alpha_minus),
+        nalgebra::convert(alpha_plus),
+    );
+    // The guess: the last segment velocity, its position placed so that x⁻ ≈ x_k.
+    let mut v = state.v;
+    let mut q = state.x - v * (h * alpha_minus);
+    let mut mu = state.p;
+    // M₀ = L_vv(x_k, v_guess), factored once.
+    let mass = Lu::factor(model.l_vv(&state.x, &v)).map_err(|_| SolveError::SingularJacobian {
+        iteration: 0,
+        column: 0,
+    })?;
+    for iteration in 1..=options.max_iterations {
+        let r = residual(model, scheme, h, (&state.x, &state.p), (&q, &v), &mu);
+        // A₀ δ = −r:  δμ = r_q;  h M₀ δv = −r_v + hα⁺ δμ;  δq = −r_x − hα⁻ δv.
+        let delta_mu = r.momentum_q;
+        let mut delta_v = (delta_mu * (h * alpha_plus) - r.momentum_v) / h;
+        mass.solve_in_place(&mut delta_v);
+        let delta_q = -r.position - delta_v * (h * alpha_minus);
+        q += delta_q;
+        v += delta_v;
+        mu += delta_mu;
+        let size = [delta_q, delta_v, delta_mu]
+            .iter()
+            .flat_map(|d| d.iter())
+            .fold(T::zero(), |m, x| m.max(x.abs()));
+        if !size.is_finite() {
+            return Err(SolveError::NonFinite { iteration });
+        }
+        if size <= options.tolerance {
+            let x = flow(model, &scheme.tableau, h * alpha_plus, &q, &v).q;
+            return Ok((
+                ConvertedState {
+                    t: state.t + h,
+                    x,
+                    p: mu,
+                    q,
+                    v,
+                },
+                iteration,
+            ));
+        }
+    }
+    let r = residual(model, scheme, h, (&state.x, &state.p), (&q, &v), &mu);
+    let residual = [r.position, r.momentum_q, r.momentum_v]
+        .iter()
+        .flat_map(|d| d.iter())
+        .fold(T::zero(), |m, x| m.max(x.abs()));
+    Err(SolveError::MaxIterations {
+        iterations: options.max_iterations,
+        residual,
+    })
+}
