@@ -163,13 +163,13 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
         q += delta_q;
         v += delta_v;
         mu += delta_mu;
-        let size = [delta_q, delta_v, delta_mu]
-            .iter()
-            .flat_map(|d| d.iter())
-            .fold(T::zero(), |m, x| m.max(x.abs()));
-        if !size.is_finite() {
+        let update = [delta_q, delta_v, delta_mu];
+        let entries = || update.iter().flat_map(|d| d.iter());
+        // Checked entry by entry: `max` passes over a NaN.
+        if !entries().all(|x| x.is_finite()) {
             return Err(SolveError::NonFinite { iteration });
         }
+        let size = entries().fold(T::zero(), |m, x| m.max(x.abs()));
         if size <= options.tolerance {
             let x = flow(model, &scheme.tableau, h * alpha_plus, &q, &v).q;
             return Ok((
@@ -193,4 +193,85 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
         iterations: options.max_iterations,
         residual,
     })
+}
+
+/// The first segment state `w₀` from initial positions and velocities (spec §C.3,
+/// initialisation (i)): `(q₀, v₀)` itself for the forward bias; for the symmetric one,
+/// whose segment sits at the middle of its step, the standard layer run from
+/// `(q₀, v₀)` over `−α⁻h`.
+pub fn first_segment<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
+    model: &K,
+    scheme: &Converted<S>,
+    h: T,
+    q0: &SVector<T, N>,
+    v0: &SVector<T, N>,
+) -> (SVector<T, N>, SVector<T, N>) {
+    let alpha_minus: T = nalgebra::convert(scheme.bias.alphas().0);
+    if alpha_minus == T::zero() {
+        (*q0, *v0)
+    } else {
+        let start = flow(model, &scheme.tableau, -(h * alpha_minus), q0, v0);
+        (start.q, start.v)
+    }
+}
+
+/// The node of a segment state `w = (q, v)`, as the paper's construction starts
+/// (spec §C.3, initialisation (i), with `w` from [`first_segment`]): `x = x⁻(w)`,
+/// `p = −D₁L_d(w)`. `D₁L_d` and `D₂L_d` follow from `ℓ = D₁L_d J⁻ + D₂L_d J⁺` by block
+/// elimination (`N × N` solves only):
+///
+/// ```text
+/// b = (J⁺_vᵀ)⁻¹ (ℓ_v − J⁻_vᵀ a),   (J⁻_qᵀ − J⁺_qᵀ (J⁺_vᵀ)⁻¹ J⁻_vᵀ) a = ℓ_q − J⁺_qᵀ (J⁺_vᵀ)⁻¹ ℓ_v
+/// ```
+///
+/// with `a = D₁L_d`, `b = D₂L_d`. The state carries `w`, which the first step then
+/// solves for again from `(x, p)`. A singular block is an error.
+pub fn from_segment<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
+    model: &K,
+    scheme: &Converted<S>,
+    h: T,
+    q: &SVector<T, N>,
+    v: &SVector<T, N>,
+) -> Result<ConvertedState<T, N>, SolveError<T>> {
+    let (alpha_minus, alpha_plus) = scheme.bias.alphas();
+    let (alpha_minus, alpha_plus): (T, T) = (
+        nalgebra::convert(alpha_minus),
+        nalgebra::convert(alpha_plus),
+    );
+    let minus = flow(model, &scheme.tableau, h * alpha_minus, q, v);
+    let plus = flow(model, &scheme.tableau, h * alpha_plus, q, v);
+    let (l_q, l_v) = (
+        plus.action_q - minus.action_q,
+        plus.action_v - minus.action_v,
+    );
+    let k = Lu::factor(plus.q_v.transpose()).map_err(|e| singular(&e))?;
+    let mut k_l_v = l_v;
+    k.solve_in_place(&mut k_l_v);
+    let mut k_j_minus_v = minus.q_v.transpose();
+    k.solve_matrix_in_place(&mut k_j_minus_v);
+    let schur = minus.q_q.transpose() - plus.q_q.transpose() * k_j_minus_v;
+    let mut a = l_q - plus.q_q.transpose() * k_l_v;
+    Lu::factor(schur)
+        .map_err(|e| singular(&e))?
+        .solve_in_place(&mut a);
+    Ok(ConvertedState {
+        t: T::zero(),
+        x: minus.q,
+        p: -a,
+        q: *q,
+        v: *v,
+    })
+}
+
+/// A singular block of the discrete Lagrangian's derivative, as a Jacobian failure
+/// before the first iteration.
+fn singular<T>(error: &SolveError<T>) -> SolveError<T> {
+    let column = match error {
+        SolveError::SingularMatrix { column } => *column,
+        _ => 0,
+    };
+    SolveError::SingularJacobian {
+        iteration: 0,
+        column,
+    }
 }

@@ -5,11 +5,12 @@
 //! q̇ = v,   v̇ = A(q, v),   Ṡ = L(q, v),   q(0) = q, v(0) = v, S(0) = 0,
 //! ```
 //!
-//! giving `R^q_t(w)` and `R^S_t(w)` for `w = (q, v)` (the paper's `R^v` is never used):
+//! giving `R^q_t(w)` and `R^S_t(w)` for `w = (q, v)` (the paper's `R^v` only places the
+//! first segment of the symmetric bias):
 //!
 //! ```text
 //! Qᵢ = q + t Σⱼ aᵢⱼ Vⱼ,   Vᵢ = v + t Σⱼ aᵢⱼ A(Qⱼ, Vⱼ)
-//! R^q_t = q + t Σᵢ bᵢ Vᵢ,   R^S_t = t Σᵢ bᵢ L(Qᵢ, Vᵢ)
+//! R^q_t = q + t Σᵢ bᵢ Vᵢ,   R^v_t = v + t Σᵢ bᵢ A(Qᵢ, Vᵢ),   R^S_t = t Σᵢ bᵢ L(Qᵢ, Vᵢ)
 //! ```
 //!
 //! and their derivatives with respect to `w`, `DR^q_t` (`N × 2N`) and `DR^S_t`
@@ -35,6 +36,9 @@ use crate::tableaux::Tableau;
 pub struct Flow<T: Real, const N: usize> {
     /// `R^q_t(w)`.
     pub q: SVector<T, N>,
+    /// `R^v_t(w) = v + t Σᵢ bᵢ A(Qᵢ, Vᵢ)`: not used by the step, only to place the
+    /// first segment state of the symmetric bias.
+    pub v: SVector<T, N>,
     /// `R^S_t(w)`.
     pub action: T,
     /// `∂R^q_t/∂q`.
@@ -89,6 +93,7 @@ pub fn flow<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
     }; S];
     let mut flow = Flow {
         q: *q,
+        v: *v,
         action: T::zero(),
         q_q: identity,
         q_v: zero,
@@ -120,6 +125,7 @@ pub fn flow<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
         // R^q_t = q + t Σ bᵢ Vᵢ,  R^S_t = t Σ bᵢ L(Qᵢ, Vᵢ), and their variations.
         let tb = t * coefficient(tableau.b[i]);
         flow.q += stage_v * tb;
+        flow.v += stages[i].acc * tb;
         flow.q_q += dv_q * tb;
         flow.q_v += dv_v * tb;
         let (l_q, l_v) = (model.l_q(&stage_q, &stage_v), model.l_v(&stage_q, &stage_v));
