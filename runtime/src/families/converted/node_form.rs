@@ -19,9 +19,9 @@
 //!
 //! whose solve needs one `N × N` factorisation, of `M₀`. It converges linearly, with a
 //! factor that shrinks with `h`.
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
 
-use super::standard::flow;
+use super::standard::{flow, Flow};
 use super::SecondOrderKernels;
 use crate::error::SolveError;
 use crate::model::Real;
@@ -77,20 +77,37 @@ pub struct ConvertedState<T: Real, const N: usize> {
     pub v: SVector<T, N>,
 }
 
-/// The chord iteration's stopping rule and budget.
+/// How the step's equations are iterated.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ChordOptions<T> {
+pub enum Iteration {
+    /// The paper's approximate iteration (Sect. 4.2): the chord matrix `A₀` of the
+    /// module's doc, one factorisation of `M₀` per step, linear convergence.
+    Chord,
+    /// Newton's method with the exact blocks where the equations give them (`J⁻` in the
+    /// position rows, `−J^±ᵀ` for `μ`) and central differences of the residual in `w`
+    /// for the rest: a robustness path and a check of the chord's solution (spec
+    /// §C.3). Each iteration evaluates the standard layer `2 + 8N` times.
+    FiniteDifferenceNewton,
+}
+
+/// The step's iteration, stopping rule and budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepOptions<T> {
     /// Stop when the largest update is at most this (absolute).
     pub tolerance: T,
     /// Iterations before [`SolveError::MaxIterations`].
     pub max_iterations: u32,
+    /// Chord or Newton.
+    pub iteration: Iteration,
 }
 
-/// The residual's three blocks at `(w, μ)`.
+/// The residual's three blocks at `(w, μ)`, and the end maps' derivatives there.
 struct Residual<T: Real, const N: usize> {
     position: SVector<T, N>,
     momentum_q: SVector<T, N>,
     momentum_v: SVector<T, N>,
+    minus: Flow<T, N>,
+    plus: Flow<T, N>,
 }
 
 fn residual<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
@@ -126,6 +143,8 @@ fn residual<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
         position: minus.q - x,
         momentum_q,
         momentum_v,
+        minus,
+        plus,
     }
 }
 
@@ -137,7 +156,7 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
     scheme: &Converted<S>,
     h: T,
     state: &ConvertedState<T, N>,
-    options: &ChordOptions<T>,
+    options: &StepOptions<T>,
 ) -> Result<(ConvertedState<T, N>, u32), SolveError<T>> {
     let (alpha_minus, alpha_plus) = scheme.bias.alphas();
     let (alpha_minus, alpha_plus): (T, T) = (
@@ -155,11 +174,20 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
     })?;
     for iteration in 1..=options.max_iterations {
         let r = residual(model, scheme, h, (&state.x, &state.p), (&q, &v), &mu);
-        // A₀ δ = −r:  δμ = r_q;  h M₀ δv = −r_v + hα⁺ δμ;  δq = −r_x − hα⁻ δv.
-        let delta_mu = r.momentum_q;
-        let mut delta_v = (delta_mu * (h * alpha_plus) - r.momentum_v) / h;
-        mass.solve_in_place(&mut delta_v);
-        let delta_q = -r.position - delta_v * (h * alpha_minus);
+        let (delta_q, delta_v, delta_mu) = match options.iteration {
+            Iteration::Chord => {
+                // A₀ δ = −r:  δμ = r_q;  h M₀ δv = −r_v + hα⁺ δμ;  δq = −r_x − hα⁻ δv.
+                let delta_mu = r.momentum_q;
+                let mut delta_v = (delta_mu * (h * alpha_plus) - r.momentum_v) / h;
+                mass.solve_in_place(&mut delta_v);
+                (-r.position - delta_v * (h * alpha_minus), delta_v, delta_mu)
+            }
+            Iteration::FiniteDifferenceNewton => {
+                let blocks = momentum_blocks(model, scheme, h, (&state.x, &state.p), (&q, &v), &mu);
+                newton_update(&r, &blocks)
+                    .map_err(|column| SolveError::SingularJacobian { iteration, column })?
+            }
+        };
         q += delta_q;
         v += delta_v;
         mu += delta_mu;
@@ -193,6 +221,101 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
         iterations: options.max_iterations,
         residual,
     })
+}
+
+/// `∂/∂q` and `∂/∂v` of the momentum rows (`Q` the rows of `ℓ_q + …`, `V` of
+/// `ℓ_v + …`) by central differences, each column from two residuals.
+struct MomentumBlocks<T: Real, const N: usize> {
+    q_q: SMatrix<T, N, N>,
+    q_v: SMatrix<T, N, N>,
+    v_q: SMatrix<T, N, N>,
+    v_v: SMatrix<T, N, N>,
+}
+
+fn momentum_blocks<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
+    model: &K,
+    scheme: &Converted<S>,
+    h: T,
+    node: (&SVector<T, N>, &SVector<T, N>),
+    w: (&SVector<T, N>, &SVector<T, N>),
+    mu: &SVector<T, N>,
+) -> MomentumBlocks<T, N> {
+    // ε^(1/3), the step of a central difference balancing truncation and round-off.
+    let cube_root_eps = T::default_epsilon().cbrt();
+    let zero = SMatrix::<T, N, N>::zeros();
+    let mut blocks = MomentumBlocks {
+        q_q: zero,
+        q_v: zero,
+        v_q: zero,
+        v_v: zero,
+    };
+    for half in 0..2 {
+        for j in 0..N {
+            let (mut ahead, mut behind) = ((*w.0, *w.1), (*w.0, *w.1));
+            let x = if half == 0 { w.0[j] } else { w.1[j] };
+            let e = cube_root_eps * (T::one() + x.abs());
+            if half == 0 {
+                ahead.0[j] += e;
+                behind.0[j] -= e;
+            } else {
+                ahead.1[j] += e;
+                behind.1[j] -= e;
+            }
+            let a = residual(model, scheme, h, node, (&ahead.0, &ahead.1), mu);
+            let b = residual(model, scheme, h, node, (&behind.0, &behind.1), mu);
+            let two_e = e + e;
+            let (dq, dv) = (
+                (a.momentum_q - b.momentum_q) / two_e,
+                (a.momentum_v - b.momentum_v) / two_e,
+            );
+            let (q_block, v_block) = if half == 0 {
+                (&mut blocks.q_q, &mut blocks.v_q)
+            } else {
+                (&mut blocks.q_v, &mut blocks.v_v)
+            };
+            q_block.set_column(j, &dq);
+            v_block.set_column(j, &dv);
+        }
+    }
+    blocks
+}
+
+/// Newton's update `J δ = −r` by block elimination, every solve `N × N`. With `P` the
+/// position rows (`J⁻`), `Q`, `V` the momentum rows and `Q_μ = −J⁺_qᵀ`, `V_μ = −J⁺_vᵀ`:
+///
+/// ```text
+/// δq = a + B δv,       a = −P_q⁻¹ r_P,               B = −P_q⁻¹ P_v
+/// δμ = c + D δv,       c = −Q_μ⁻¹ (r_Q + Q_q a),     D = −Q_μ⁻¹ (Q_q B + Q_v)
+/// (V_q B + V_v + V_μ D) δv = −r_V − V_q a − V_μ c
+/// ```
+///
+/// (`P_q` and `Q_μ` are `I + O(h)`). A singular block gives its failing column.
+#[allow(clippy::type_complexity)]
+fn newton_update<T: Real, const N: usize>(
+    r: &Residual<T, N>,
+    blocks: &MomentumBlocks<T, N>,
+) -> Result<(SVector<T, N>, SVector<T, N>, SVector<T, N>), usize> {
+    let column = |e: SolveError<T>| match e {
+        SolveError::SingularMatrix { column } => column,
+        _ => 0,
+    };
+    let p_q = Lu::factor(r.minus.q_q).map_err(column)?;
+    let mut a = -r.position;
+    p_q.solve_in_place(&mut a);
+    let mut b = -r.minus.q_v;
+    p_q.solve_matrix_in_place(&mut b);
+    let (q_mu, v_mu) = (-r.plus.q_q.transpose(), -r.plus.q_v.transpose());
+    let q_mu_lu = Lu::factor(q_mu).map_err(column)?;
+    let mut c = -(r.momentum_q + blocks.q_q * a);
+    q_mu_lu.solve_in_place(&mut c);
+    let mut d = -(blocks.q_q * b + blocks.q_v);
+    q_mu_lu.solve_matrix_in_place(&mut d);
+    let schur = blocks.v_q * b + blocks.v_v + v_mu * d;
+    let mut delta_v = -(r.momentum_v + blocks.v_q * a + v_mu * c);
+    Lu::factor(schur)
+        .map_err(column)?
+        .solve_in_place(&mut delta_v);
+    Ok((a + b * delta_v, delta_v, c + d * delta_v))
 }
 
 /// The first segment state `w₀` from initial positions and velocities (spec §C.3,

@@ -8,7 +8,7 @@ use std::println;
 use nalgebra::{SMatrix, SVector, Vector1, Vector2};
 
 use super::node_form::{
-    first_segment, from_segment, step, Bias, ChordOptions, Converted, ConvertedState,
+    first_segment, from_segment, step, Bias, Converted, ConvertedState, Iteration, StepOptions,
 };
 use super::standard::flow;
 use super::SecondOrderKernels;
@@ -90,10 +90,11 @@ impl SecondOrderKernels<f64, 2> for Central {
     }
 }
 
-fn options() -> ChordOptions<f64> {
-    ChordOptions {
+fn options() -> StepOptions<f64> {
+    StepOptions {
         tolerance: 1e-14,
         max_iterations: 200,
+        iteration: Iteration::Chord,
     }
 }
 
@@ -560,9 +561,9 @@ fn a_failed_solve_is_an_error() {
         bias: Bias::Forward,
     };
     let state = node(1.0, 0.0);
-    let tight = ChordOptions {
-        tolerance: 1e-14,
+    let tight = StepOptions {
         max_iterations: 2,
+        ..options()
     };
     assert!(matches!(
         step(&Pendulum, &scheme, 0.2, &state, &tight),
@@ -572,4 +573,65 @@ fn a_failed_solve_is_an_error() {
         step(&Pendulum, &scheme, f64::NAN, &state, &options()),
         Err(crate::SolveError::NonFinite { .. })
     ));
+}
+
+/// The chord iteration and Newton with a finite-difference Jacobian reach the same
+/// step to 1e-12 (spec §C.6), Newton in a few iterations.
+#[test]
+fn chord_and_newton_agree() {
+    fn compare<K: SecondOrderKernels<f64, N>, const N: usize, const S: usize>(
+        model: &K,
+        scheme: Converted<S>,
+        start: ConvertedState<f64, N>,
+    ) {
+        let newton = StepOptions {
+            iteration: Iteration::FiniteDifferenceNewton,
+            ..options()
+        };
+        let (mut a, mut b) = (start, start);
+        for _ in 0..20 {
+            let (next_a, chord_iterations) = step(model, &scheme, 0.1, &a, &options()).unwrap();
+            let (next_b, newton_iterations) = step(model, &scheme, 0.1, &b, &newton).unwrap();
+            println!("iterations: chord {chord_iterations}, Newton {newton_iterations}");
+            assert!(newton_iterations <= 4 && newton_iterations < chord_iterations);
+            (a, b) = (next_a, next_b);
+            // Each from the same node: the two solutions of one step.
+            b = ConvertedState {
+                x: a.x,
+                p: a.p,
+                ..b
+            };
+            let gap = (next_a.x - next_b.x)
+                .amax()
+                .max((next_a.p - next_b.p).amax());
+            assert!(gap < 1e-12, "chord and Newton differ by {gap}");
+        }
+    }
+    for bias in [Bias::Forward, Bias::Symmetric] {
+        compare(
+            &Pendulum,
+            Converted {
+                tableau: Tableau::rk4(),
+                bias,
+            },
+            node(1.0, 0.0),
+        );
+        let central = Central { epsilon: 0.3 };
+        let (q0, v0) = (Vector2::new(1.0, 0.0), Vector2::new(0.0, 0.7));
+        let start = ConvertedState {
+            t: 0.0,
+            x: q0,
+            p: central.l_v(&q0, &v0),
+            q: q0,
+            v: v0,
+        };
+        compare(
+            &central,
+            Converted {
+                tableau: Tableau::kutta3(),
+                bias,
+            },
+            start,
+        );
+    }
 }
