@@ -26,6 +26,10 @@ pub trait SecondOrderKernels<T: Real, const N: usize> {
     fn l_q(&self, q: &SVector<T, N>, v: &SVector<T, N>) -> SVector<T, N>;
     /// `∂L/∂v`.
     fn l_v(&self, q: &SVector<T, N>, v: &SVector<T, N>) -> SVector<T, N>;
+    /// `∂²L/∂q²`.
+    fn l_qq(&self, q: &SVector<T, N>, v: &SVector<T, N>) -> SMatrix<T, N, N>;
+    /// `∂²L/∂q∂v`: entry `(i, j)` is `∂²L/∂qᵢ∂vⱼ`.
+    fn l_qv(&self, q: &SVector<T, N>, v: &SVector<T, N>) -> SMatrix<T, N, N>;
     /// `∂²L/∂v²`, the chord iteration's `M₀`.
     fn l_vv(&self, q: &SVector<T, N>, v: &SVector<T, N>) -> SMatrix<T, N, N>;
     /// `A(q, v)`.
@@ -35,6 +39,16 @@ pub trait SecondOrderKernels<T: Real, const N: usize> {
         &self,
         q: &SVector<T, N>,
         v: &SVector<T, N>,
+    ) -> (SMatrix<T, N, N>, SMatrix<T, N, N>);
+    /// The derivative of `(∂A/∂q, ∂A/∂v)` at `(q, v)` along `(dq, dv)`: what the exact
+    /// Newton Jacobian of the step reads (through the second-order variational
+    /// equations, [`standard::flow_tangent`]).
+    fn acceleration_second(
+        &self,
+        q: &SVector<T, N>,
+        v: &SVector<T, N>,
+        dq: &SVector<T, N>,
+        dv: &SVector<T, N>,
     ) -> (SMatrix<T, N, N>, SMatrix<T, N, N>);
 }
 

@@ -21,7 +21,7 @@
 //! factor that shrinks with `h`.
 use nalgebra::{SMatrix, SVector};
 
-use super::standard::{flow, Flow};
+use super::standard::{flow, flow_tangent, Flow};
 use super::SecondOrderKernels;
 use crate::error::SolveError;
 use crate::model::Real;
@@ -83,6 +83,12 @@ pub enum Iteration {
     /// The paper's approximate iteration (Sect. 4.2): the chord matrix `A₀` of the
     /// module's doc, one factorisation of `M₀` per step, linear convergence.
     Chord,
+    /// Newton's method with the exact Jacobian: the momentum rows' derivatives in `w`
+    /// from the second-order variational equations ([`flow_tangent`]), which read the
+    /// model's [`acceleration_second`](SecondOrderKernels::acceleration_second);
+    /// quadratic convergence. Each iteration runs the standard layer with a tangent
+    /// `4N` times.
+    Newton,
     /// Newton's method with the exact blocks where the equations give them (`J⁻` in the
     /// position rows, `−J^±ᵀ` for `μ`) and central differences of the residual in `w`
     /// for the rest: a robustness path and a check of the chord's solution (spec
@@ -182,8 +188,13 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
                 mass.solve_in_place(&mut delta_v);
                 (-r.position - delta_v * (h * alpha_minus), delta_v, delta_mu)
             }
-            Iteration::FiniteDifferenceNewton => {
-                let blocks = momentum_blocks(model, scheme, h, (&state.x, &state.p), (&q, &v), &mu);
+            Iteration::Newton | Iteration::FiniteDifferenceNewton => {
+                let at = (&state.x, &state.p);
+                let blocks = if options.iteration == Iteration::Newton {
+                    exact_momentum_blocks(model, scheme, h, at, (&q, &v), &mu)
+                } else {
+                    momentum_blocks(model, scheme, h, at, (&q, &v), &mu)
+                };
                 newton_update(&r, &blocks)
                     .map_err(|column| SolveError::SingularJacobian { iteration, column })?
             }
@@ -268,6 +279,52 @@ fn momentum_blocks<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S
                 (a.momentum_q - b.momentum_q) / two_e,
                 (a.momentum_v - b.momentum_v) / two_e,
             );
+            let (q_block, v_block) = if half == 0 {
+                (&mut blocks.q_q, &mut blocks.v_q)
+            } else {
+                (&mut blocks.q_v, &mut blocks.v_v)
+            };
+            q_block.set_column(j, &dq);
+            v_block.set_column(j, &dv);
+        }
+    }
+    blocks
+}
+
+/// The momentum rows' derivatives in `w`, exactly: along each unit direction `u` of `w`,
+/// `Q′ = ℓ_q′ + (J⁻_q′)ᵀ p_k − (J⁺_q′)ᵀ μ` and `V′` likewise, with the primes from
+/// [`flow_tangent`] at both end maps.
+fn exact_momentum_blocks<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
+    model: &K,
+    scheme: &Converted<S>,
+    h: T,
+    node: (&SVector<T, N>, &SVector<T, N>),
+    w: (&SVector<T, N>, &SVector<T, N>),
+    mu: &SVector<T, N>,
+) -> MomentumBlocks<T, N> {
+    let (alpha_minus, alpha_plus) = scheme.bias.alphas();
+    let (t_minus, t_plus): (T, T) = (
+        h * nalgebra::convert(alpha_minus),
+        h * nalgebra::convert(alpha_plus),
+    );
+    let p = node.1;
+    let zero = SMatrix::<T, N, N>::zeros();
+    let mut blocks = MomentumBlocks {
+        q_q: zero,
+        q_v: zero,
+        v_q: zero,
+        v_v: zero,
+    };
+    for half in 0..2 {
+        for j in 0..N {
+            let mut u = [SVector::<T, N>::zeros(); 2];
+            u[half][j] = T::one();
+            let (_, minus) = flow_tangent(model, &scheme.tableau, t_minus, w, (&u[0], &u[1]));
+            let (_, plus) = flow_tangent(model, &scheme.tableau, t_plus, w, (&u[0], &u[1]));
+            let dq = plus.action_q - minus.action_q + minus.q_q.transpose() * p
+                - plus.q_q.transpose() * mu;
+            let dv = plus.action_v - minus.action_v + minus.q_v.transpose() * p
+                - plus.q_v.transpose() * mu;
             let (q_block, v_block) = if half == 0 {
                 (&mut blocks.q_q, &mut blocks.v_q)
             } else {

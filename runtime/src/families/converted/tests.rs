@@ -10,7 +10,7 @@ use nalgebra::{SMatrix, SVector, Vector1, Vector2};
 use super::node_form::{
     first_segment, from_segment, step, Bias, Converted, ConvertedState, Iteration, StepOptions,
 };
-use super::standard::flow;
+use super::standard::{flow, flow_tangent};
 use super::SecondOrderKernels;
 use crate::tableaux::Tableau;
 
@@ -29,6 +29,12 @@ impl SecondOrderKernels<f64, 1> for Pendulum {
     fn l_v(&self, _: &Vector1<f64>, v: &Vector1<f64>) -> Vector1<f64> {
         *v
     }
+    fn l_qq(&self, q: &Vector1<f64>, _: &Vector1<f64>) -> SMatrix<f64, 1, 1> {
+        SMatrix::<f64, 1, 1>::new(-G * q[0].cos())
+    }
+    fn l_qv(&self, _: &Vector1<f64>, _: &Vector1<f64>) -> SMatrix<f64, 1, 1> {
+        SMatrix::zeros()
+    }
     fn l_vv(&self, _: &Vector1<f64>, _: &Vector1<f64>) -> SMatrix<f64, 1, 1> {
         SMatrix::identity()
     }
@@ -41,6 +47,18 @@ impl SecondOrderKernels<f64, 1> for Pendulum {
         _: &Vector1<f64>,
     ) -> (SMatrix<f64, 1, 1>, SMatrix<f64, 1, 1>) {
         (SMatrix::<f64, 1, 1>::new(-G * q[0].cos()), SMatrix::zeros())
+    }
+    fn acceleration_second(
+        &self,
+        q: &Vector1<f64>,
+        _: &Vector1<f64>,
+        dq: &Vector1<f64>,
+        _: &Vector1<f64>,
+    ) -> (SMatrix<f64, 1, 1>, SMatrix<f64, 1, 1>) {
+        (
+            SMatrix::<f64, 1, 1>::new(G * q[0].sin() * dq[0]),
+            SMatrix::zeros(),
+        )
     }
 }
 
@@ -71,6 +89,13 @@ impl SecondOrderKernels<f64, 2> for Central {
     fn l_v(&self, q: &Vector2<f64>, v: &Vector2<f64>) -> Vector2<f64> {
         v + Vector2::new(-q[1], q[0]) * self.epsilon
     }
+    fn l_qq(&self, q: &Vector2<f64>, _: &Vector2<f64>) -> SMatrix<f64, 2, 2> {
+        -(SMatrix::<f64, 2, 2>::identity() * (q.norm_squared() + 1.0) + q * q.transpose() * 2.0)
+    }
+    fn l_qv(&self, _: &Vector2<f64>, _: &Vector2<f64>) -> SMatrix<f64, 2, 2> {
+        // ∂/∂v of L_q = ε (v₂, −v₁) − ∇V.
+        SMatrix::<f64, 2, 2>::new(0.0, self.epsilon, -self.epsilon, 0.0)
+    }
     fn l_vv(&self, _: &Vector2<f64>, _: &Vector2<f64>) -> SMatrix<f64, 2, 2> {
         SMatrix::identity()
     }
@@ -87,6 +112,18 @@ impl SecondOrderKernels<f64, 2> for Central {
             + q * q.transpose() * 2.0);
         let e = 2.0 * self.epsilon;
         (a_q, SMatrix::<f64, 2, 2>::new(0.0, e, -e, 0.0))
+    }
+    fn acceleration_second(
+        &self,
+        q: &Vector2<f64>,
+        _: &Vector2<f64>,
+        dq: &Vector2<f64>,
+        _: &Vector2<f64>,
+    ) -> (SMatrix<f64, 2, 2>, SMatrix<f64, 2, 2>) {
+        // A_q = −((|q|² + 1) I + 2 q qᵀ), A_v constant.
+        let a_q = -(SMatrix::<f64, 2, 2>::identity() * (2.0 * q.dot(dq))
+            + (dq * q.transpose() + q * dq.transpose()) * 2.0);
+        (a_q, SMatrix::zeros())
     }
 }
 
@@ -109,6 +146,67 @@ fn the_acceleration_solves_the_euler_lagrange_equations() {
     let behind = model.l_v(&(q - v * dt), &(v - a * dt));
     let rate = (ahead - behind) / (2.0 * dt);
     assert!((rate - model.l_q(&q, &v)).amax() < 1e-8);
+}
+
+#[test]
+fn hand_written_second_derivatives_match_finite_differences() {
+    // The test models' own l_qq, l_qv and acceleration_second against differences of
+    // l_q and acceleration_jacobians: an error there would pass for the scheme's.
+    let model = Central { epsilon: 0.3 };
+    let (q, v) = (Vector2::new(0.7, -0.4), Vector2::new(0.2, 1.1));
+    let (dq, dv) = (Vector2::new(0.3, 0.5), Vector2::new(-0.2, 0.4));
+    let e = 1e-6;
+    let l_q_rate = (model.l_q(&(q + dq * e), &(v + dv * e))
+        - model.l_q(&(q - dq * e), &(v - dv * e)))
+        / (2.0 * e);
+    assert!((l_q_rate - (model.l_qq(&q, &v) * dq + model.l_qv(&q, &v) * dv)).amax() < 1e-8);
+    let (ahead, behind) = (
+        model.acceleration_jacobians(&(q + dq * e), &(v + dv * e)),
+        model.acceleration_jacobians(&(q - dq * e), &(v - dv * e)),
+    );
+    let (a_q, a_v) = model.acceleration_second(&q, &v, &dq, &dv);
+    assert!(((ahead.0 - behind.0) / (2.0 * e) - a_q).amax() < 1e-8);
+    assert!(((ahead.1 - behind.1) / (2.0 * e) - a_v).amax() < 1e-8);
+}
+
+/// The second-order variational equations against central differences of the first
+/// derivatives, along random-ish directions.
+#[test]
+fn flow_tangents_match_finite_differences() {
+    fn check<K: SecondOrderKernels<f64, N>, const N: usize, const S: usize>(
+        model: &K,
+        tableau: &Tableau<S>,
+        t: f64,
+        w: (SVector<f64, N>, SVector<f64, N>),
+        u: (SVector<f64, N>, SVector<f64, N>),
+    ) {
+        let (_, tangent) = flow_tangent(model, tableau, t, (&w.0, &w.1), (&u.0, &u.1));
+        let e = 1e-6;
+        let ahead = flow(model, tableau, t, &(w.0 + u.0 * e), &(w.1 + u.1 * e));
+        let behind = flow(model, tableau, t, &(w.0 - u.0 * e), &(w.1 - u.1 * e));
+        let gaps = [
+            ((ahead.q_q - behind.q_q) / (2.0 * e) - tangent.q_q).amax(),
+            ((ahead.q_v - behind.q_v) / (2.0 * e) - tangent.q_v).amax(),
+            ((ahead.action_q - behind.action_q) / (2.0 * e) - tangent.action_q).amax(),
+            ((ahead.action_v - behind.action_v) / (2.0 * e) - tangent.action_v).amax(),
+        ];
+        assert!(gaps.iter().all(|&g| g < 1e-7), "{gaps:?}");
+    }
+    let central = Central { epsilon: 0.3 };
+    let w = (Vector2::new(0.7, -0.4), Vector2::new(0.2, 1.1));
+    let u = (Vector2::new(0.3, 0.5), Vector2::new(-0.2, 0.4));
+    for t in [0.2, -0.1] {
+        check(&central, &Tableau::rk4(), t, w, u);
+        check(&central, &Tableau::kutta3(), t, w, u);
+        check(&central, &Tableau::euler(), t, w, u);
+        check(
+            &Pendulum,
+            &Tableau::rk4(),
+            t,
+            (Vector1::new(1.0), Vector1::new(0.3)),
+            (Vector1::new(0.6), Vector1::new(-0.8)),
+        );
+    }
 }
 
 /// The standard layer's derivatives against central differences of the map itself.
@@ -584,27 +682,29 @@ fn chord_and_newton_agree() {
         scheme: Converted<S>,
         start: ConvertedState<f64, N>,
     ) {
-        let newton = StepOptions {
-            iteration: Iteration::FiniteDifferenceNewton,
-            ..options()
-        };
-        let (mut a, mut b) = (start, start);
-        for _ in 0..20 {
-            let (next_a, chord_iterations) = step(model, &scheme, 0.1, &a, &options()).unwrap();
-            let (next_b, newton_iterations) = step(model, &scheme, 0.1, &b, &newton).unwrap();
-            println!("iterations: chord {chord_iterations}, Newton {newton_iterations}");
-            assert!(newton_iterations <= 4 && newton_iterations < chord_iterations);
-            (a, b) = (next_a, next_b);
-            // Each from the same node: the two solutions of one step.
-            b = ConvertedState {
-                x: a.x,
-                p: a.p,
-                ..b
+        for iteration in [Iteration::Newton, Iteration::FiniteDifferenceNewton] {
+            let newton = StepOptions {
+                iteration,
+                ..options()
             };
-            let gap = (next_a.x - next_b.x)
-                .amax()
-                .max((next_a.p - next_b.p).amax());
-            assert!(gap < 1e-12, "chord and Newton differ by {gap}");
+            let (mut a, mut b) = (start, start);
+            for _ in 0..20 {
+                let (next_a, chord) = step(model, &scheme, 0.1, &a, &options()).unwrap();
+                let (next_b, newton_iterations) = step(model, &scheme, 0.1, &b, &newton).unwrap();
+                println!("iterations: chord {chord}, {iteration:?} {newton_iterations}");
+                assert!(newton_iterations <= 4 && newton_iterations < chord);
+                (a, b) = (next_a, next_b);
+                // Each from the same node: the two solutions of one step.
+                b = ConvertedState {
+                    x: a.x,
+                    p: a.p,
+                    ..b
+                };
+                let gap = (next_a.x - next_b.x)
+                    .amax()
+                    .max((next_a.p - next_b.p).amax());
+                assert!(gap < 1e-12, "chord and {iteration:?} differ by {gap}");
+            }
         }
     }
     for bias in [Bias::Forward, Bias::Symmetric] {
@@ -634,4 +734,46 @@ fn chord_and_newton_agree() {
             start,
         );
     }
+}
+
+/// Newton with the exact Jacobian converges quadratically: the residual after
+/// iteration k + 1 is at most a constant times the square of the one after k, where the
+/// chord's falls by a constant factor.
+#[test]
+fn exact_newton_converges_quadratically() {
+    let scheme = Converted {
+        tableau: Tableau::rk4(),
+        bias: Bias::Symmetric,
+    };
+    let model = Central { epsilon: 0.3 };
+    let (q0, v0) = (Vector2::new(1.0, 0.0), Vector2::new(0.0, 0.7));
+    // A poor guess (the segment velocity zero), so that there are iterations to see.
+    let state = ConvertedState {
+        t: 0.0,
+        x: q0,
+        p: model.l_v(&q0, &v0),
+        q: q0,
+        v: Vector2::zeros(),
+    };
+    let residual_after = |iteration: Iteration, k: u32| {
+        let options = StepOptions {
+            tolerance: 0.0,
+            max_iterations: k,
+            iteration,
+        };
+        match step(&model, &scheme, 0.2, &state, &options) {
+            Err(crate::SolveError::MaxIterations { residual, .. }) => residual,
+            other => panic!("{other:?}"),
+        }
+    };
+    let newton: [f64; 3] =
+        core::array::from_fn(|k| residual_after(Iteration::Newton, k as u32 + 1));
+    let chord: [f64; 3] = core::array::from_fn(|k| residual_after(Iteration::Chord, k as u32 + 1));
+    println!("residuals after 1, 2, 3 iterations: Newton {newton:?}, chord {chord:?}");
+    assert!(newton[1] <= 10.0 * newton[0] * newton[0], "{newton:?}");
+    assert!(
+        newton[2] <= 10.0 * newton[1] * newton[1] || newton[2] < 1e-13,
+        "{newton:?}"
+    );
+    assert!(newton[2] < chord[2] * 1e-3, "{newton:?} against {chord:?}");
 }
