@@ -98,7 +98,7 @@ pub enum Iteration {
 
 /// The step's iteration, stopping rule and budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StepOptions<T> {
+pub struct ConvertedOptions<T> {
     /// Stop when the largest update is at most this (absolute).
     pub tolerance: T,
     /// Iterations before [`SolveError::MaxIterations`].
@@ -162,7 +162,7 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
     scheme: &Converted<S>,
     h: T,
     state: &ConvertedState<T, N>,
-    options: &StepOptions<T>,
+    options: &ConvertedOptions<T>,
 ) -> Result<(ConvertedState<T, N>, u32), SolveError<T>> {
     let (alpha_minus, alpha_plus) = scheme.bias.alphas();
     let (alpha_minus, alpha_plus): (T, T) = (

@@ -8,7 +8,7 @@ use std::println;
 use nalgebra::{SMatrix, SVector, Vector1, Vector2};
 
 use super::node_form::{
-    first_segment, from_segment, step, Bias, Converted, ConvertedState, Iteration, StepOptions,
+    first_segment, from_segment, step, Bias, Converted, ConvertedOptions, ConvertedState, Iteration,
 };
 use super::standard::{flow, flow_tangent};
 use super::SecondOrderKernels;
@@ -127,8 +127,8 @@ impl SecondOrderKernels<f64, 2> for Central {
     }
 }
 
-fn options() -> StepOptions<f64> {
-    StepOptions {
+fn options() -> ConvertedOptions<f64> {
+    ConvertedOptions {
         tolerance: 1e-14,
         max_iterations: 200,
         iteration: Iteration::Chord,
@@ -659,7 +659,7 @@ fn a_failed_solve_is_an_error() {
         bias: Bias::Forward,
     };
     let state = node(1.0, 0.0);
-    let tight = StepOptions {
+    let tight = ConvertedOptions {
         max_iterations: 2,
         ..options()
     };
@@ -683,7 +683,7 @@ fn chord_and_newton_agree() {
         start: ConvertedState<f64, N>,
     ) {
         for iteration in [Iteration::Newton, Iteration::FiniteDifferenceNewton] {
-            let newton = StepOptions {
+            let newton = ConvertedOptions {
                 iteration,
                 ..options()
             };
@@ -756,7 +756,7 @@ fn exact_newton_converges_quadratically() {
         v: Vector2::zeros(),
     };
     let residual_after = |iteration: Iteration, k: u32| {
-        let options = StepOptions {
+        let options = ConvertedOptions {
             tolerance: 0.0,
             max_iterations: k,
             iteration,
