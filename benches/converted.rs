@@ -3,8 +3,8 @@
 //! the exact Jacobian (the second-order variational equations) and Newton with a
 //! finite-difference Jacobian, as `converted/<layer>/<iteration>`, on the central
 //! potential with a magnetic term (the spec's P2, two coordinates, `h = 0.1`, from
-//! `q = (1, 0)`, `v = (0, 0.7)`). The model's kernels are written by hand here, as the
-//! runtime's tests write them: `model!` does not emit them yet.
+//! `q = (1, 0)`, `v = (0, 0.7)`). The model's kernels are written by hand, in the file
+//! the runtime's tests use: `model!` does not emit them yet.
 //!
 //! At the end each benchmark's median per step and its mean iterations are printed.
 //! `LIVENS_BENCH_QUICK=1` shortens the run.
@@ -16,64 +16,17 @@ use livens::families::converted::node_form::{
 };
 use livens::families::converted::SecondOrderKernels;
 use livens::tableaux::Tableau;
-use nalgebra::{Matrix2, Vector2};
+use nalgebra::Vector2;
 
 #[path = "support/record.rs"]
 mod record;
 use record::Record;
 
-/// `L = ½|v|² + ε (q₁v₂ − q₂v₁) − ¼|q|⁴ − ½|q|²`.
-struct Central {
-    epsilon: f64,
-}
-
-impl SecondOrderKernels<f64, 2> for Central {
-    fn lagrangian(&self, q: &Vector2<f64>, v: &Vector2<f64>) -> f64 {
-        let r2 = q.norm_squared();
-        0.5 * v.norm_squared() + self.epsilon * (q[0] * v[1] - q[1] * v[0])
-            - (0.25 * r2 * r2 + 0.5 * r2)
-    }
-    fn l_q(&self, q: &Vector2<f64>, v: &Vector2<f64>) -> Vector2<f64> {
-        Vector2::new(v[1], -v[0]) * self.epsilon - q * (q.norm_squared() + 1.0)
-    }
-    fn l_v(&self, q: &Vector2<f64>, v: &Vector2<f64>) -> Vector2<f64> {
-        v + Vector2::new(-q[1], q[0]) * self.epsilon
-    }
-    fn l_qq(&self, q: &Vector2<f64>, _: &Vector2<f64>) -> Matrix2<f64> {
-        -(Matrix2::identity() * (q.norm_squared() + 1.0) + q * q.transpose() * 2.0)
-    }
-    fn l_qv(&self, _: &Vector2<f64>, _: &Vector2<f64>) -> Matrix2<f64> {
-        Matrix2::new(0.0, self.epsilon, -self.epsilon, 0.0)
-    }
-    fn l_vv(&self, _: &Vector2<f64>, _: &Vector2<f64>) -> Matrix2<f64> {
-        Matrix2::identity()
-    }
-    fn acceleration(&self, q: &Vector2<f64>, v: &Vector2<f64>) -> Vector2<f64> {
-        -Vector2::new(-v[1], v[0]) * (2.0 * self.epsilon) - q * (q.norm_squared() + 1.0)
-    }
-    fn acceleration_jacobians(
-        &self,
-        q: &Vector2<f64>,
-        _: &Vector2<f64>,
-    ) -> (Matrix2<f64>, Matrix2<f64>) {
-        let e = 2.0 * self.epsilon;
-        (
-            self.l_qq(q, &Vector2::zeros()),
-            Matrix2::new(0.0, e, -e, 0.0),
-        )
-    }
-    fn acceleration_second(
-        &self,
-        q: &Vector2<f64>,
-        _: &Vector2<f64>,
-        dq: &Vector2<f64>,
-        _: &Vector2<f64>,
-    ) -> (Matrix2<f64>, Matrix2<f64>) {
-        let a_q = -(Matrix2::identity() * (2.0 * q.dot(dq))
-            + (dq * q.transpose() + q * dq.transpose()) * 2.0);
-        (a_q, Matrix2::zeros())
-    }
-}
+// The runtime tests' hand-written models; this one is P2.
+#[allow(dead_code)]
+#[path = "../runtime/src/families/converted/test_models.rs"]
+mod test_models;
+use test_models::Central;
 
 /// Steps after which each run restarts from its initial state.
 const RESET: u32 = 200;

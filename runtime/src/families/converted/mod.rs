@@ -53,4 +53,6 @@ pub trait SecondOrderKernels<T: Real, const N: usize> {
 }
 
 #[cfg(test)]
+mod test_models;
+#[cfg(test)]
 mod tests;

@@ -116,41 +116,111 @@ struct Residual<T: Real, const N: usize> {
     plus: Flow<T, N>,
 }
 
-fn residual<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
-    model: &K,
-    scheme: &Converted<S>,
-    h: T,
-    node: (&SVector<T, N>, &SVector<T, N>),
-    w: (&SVector<T, N>, &SVector<T, N>),
-    mu: &SVector<T, N>,
-) -> Residual<T, N> {
-    let (alpha_minus, alpha_plus) = scheme.bias.alphas();
-    let (x, p) = node;
-    let minus = flow(
-        model,
-        &scheme.tableau,
-        h * nalgebra::convert(alpha_minus),
-        w.0,
-        w.1,
-    );
-    let plus = flow(
-        model,
-        &scheme.tableau,
-        h * nalgebra::convert(alpha_plus),
-        w.0,
-        w.1,
-    );
-    // ℓ + p_kᵀ J⁻ − μᵀ J⁺, transposed to columns, in its q and v halves.
-    let momentum_q =
-        plus.action_q - minus.action_q + minus.q_q.transpose() * p - plus.q_q.transpose() * mu;
-    let momentum_v =
-        plus.action_v - minus.action_v + minus.q_v.transpose() * p - plus.q_v.transpose() * mu;
-    Residual {
-        position: minus.q - x,
-        momentum_q,
-        momentum_v,
-        minus,
-        plus,
+/// One step's equations at the node `(x_k, p_k)`: the model, the standard layer's
+/// tableau and the end maps' signed steps `t^± = hα^±`.
+struct Equations<'a, T: Real, K, const N: usize, const S: usize> {
+    model: &'a K,
+    tableau: &'a Tableau<S>,
+    t_minus: T,
+    t_plus: T,
+    x: SVector<T, N>,
+    p: SVector<T, N>,
+}
+
+impl<'a, T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>
+    Equations<'a, T, K, N, S>
+{
+    fn new(
+        model: &'a K,
+        scheme: &'a Converted<S>,
+        h: T,
+        x: SVector<T, N>,
+        p: SVector<T, N>,
+    ) -> Self {
+        let (alpha_minus, alpha_plus) = scheme.bias.alphas();
+        Self {
+            model,
+            tableau: &scheme.tableau,
+            t_minus: h * nalgebra::convert(alpha_minus),
+            t_plus: h * nalgebra::convert(alpha_plus),
+            x,
+            p,
+        }
+    }
+
+    /// The standard layer at `w` over `t⁻` and `t⁺`: the end maps and their derivatives.
+    fn flows(&self, q: &SVector<T, N>, v: &SVector<T, N>) -> (Flow<T, N>, Flow<T, N>) {
+        (
+            flow(self.model, self.tableau, self.t_minus, q, v),
+            flow(self.model, self.tableau, self.t_plus, q, v),
+        )
+    }
+
+    fn residual(&self, q: &SVector<T, N>, v: &SVector<T, N>, mu: &SVector<T, N>) -> Residual<T, N> {
+        let (minus, plus) = self.flows(q, v);
+        let p = &self.p;
+        // ℓ + p_kᵀ J⁻ − μᵀ J⁺, transposed to columns, in its q and v halves.
+        let momentum_q =
+            plus.action_q - minus.action_q + minus.q_q.transpose() * p - plus.q_q.transpose() * mu;
+        let momentum_v =
+            plus.action_v - minus.action_v + minus.q_v.transpose() * p - plus.q_v.transpose() * mu;
+        Residual {
+            position: minus.q - self.x,
+            momentum_q,
+            momentum_v,
+            minus,
+            plus,
+        }
+    }
+
+    /// The momentum rows' derivatives by central differences of the residual, each
+    /// column from two residuals.
+    fn difference_blocks(
+        &self,
+        q: &SVector<T, N>,
+        v: &SVector<T, N>,
+        mu: &SVector<T, N>,
+    ) -> MomentumBlocks<T, N> {
+        // ε^(1/3), the step of a central difference balancing truncation and round-off.
+        let cube_root_eps = T::default_epsilon().cbrt();
+        MomentumBlocks::by_columns(|half, j| {
+            let mut shift = [SVector::<T, N>::zeros(); 2];
+            let x = if half == 0 { q[j] } else { v[j] };
+            let e = cube_root_eps * (T::one() + x.abs());
+            shift[half][j] = e;
+            let a = self.residual(&(q + shift[0]), &(v + shift[1]), mu);
+            let b = self.residual(&(q - shift[0]), &(v - shift[1]), mu);
+            let two_e = e + e;
+            [
+                (a.momentum_q - b.momentum_q) / two_e,
+                (a.momentum_v - b.momentum_v) / two_e,
+            ]
+        })
+    }
+
+    /// The momentum rows' derivatives in `w`, exactly: along each unit direction `u` of
+    /// `w`, `Q′ = ℓ_q′ + (J⁻_q′)ᵀ p_k − (J⁺_q′)ᵀ μ` and `V′` likewise, with the primes
+    /// from [`flow_tangent`] at both end maps.
+    fn exact_blocks(
+        &self,
+        q: &SVector<T, N>,
+        v: &SVector<T, N>,
+        mu: &SVector<T, N>,
+    ) -> MomentumBlocks<T, N> {
+        let p = &self.p;
+        MomentumBlocks::by_columns(|half, j| {
+            let mut u = [SVector::<T, N>::zeros(); 2];
+            u[half][j] = T::one();
+            let tangent =
+                |t: T| flow_tangent(self.model, self.tableau, t, (q, v), (&u[0], &u[1])).1;
+            let (minus, plus) = (tangent(self.t_minus), tangent(self.t_plus));
+            [
+                plus.action_q - minus.action_q + minus.q_q.transpose() * p
+                    - plus.q_q.transpose() * mu,
+                plus.action_v - minus.action_v + minus.q_v.transpose() * p
+                    - plus.q_v.transpose() * mu,
+            ]
+        })
     }
 }
 
@@ -164,14 +234,11 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
     state: &ConvertedState<T, N>,
     options: &ConvertedOptions<T>,
 ) -> Result<(ConvertedState<T, N>, u32), SolveError<T>> {
-    let (alpha_minus, alpha_plus) = scheme.bias.alphas();
-    let (alpha_minus, alpha_plus): (T, T) = (
-        nalgebra::convert(alpha_minus),
-        nalgebra::convert(alpha_plus),
-    );
+    let equations = Equations::new(model, scheme, h, state.x, state.p);
+    let (t_minus, t_plus) = (equations.t_minus, equations.t_plus);
     // The guess: the last segment velocity, its position placed so that x⁻ ≈ x_k.
     let mut v = state.v;
-    let mut q = state.x - v * (h * alpha_minus);
+    let mut q = state.x - v * t_minus;
     let mut mu = state.p;
     // M₀ = L_vv(x_k, v_guess), factored once.
     let mass = Lu::factor(model.l_vv(&state.x, &v)).map_err(|_| SolveError::SingularJacobian {
@@ -179,21 +246,20 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
         column: 0,
     })?;
     for iteration in 1..=options.max_iterations {
-        let r = residual(model, scheme, h, (&state.x, &state.p), (&q, &v), &mu);
+        let r = equations.residual(&q, &v, &mu);
         let (delta_q, delta_v, delta_mu) = match options.iteration {
             Iteration::Chord => {
                 // A₀ δ = −r:  δμ = r_q;  h M₀ δv = −r_v + hα⁺ δμ;  δq = −r_x − hα⁻ δv.
                 let delta_mu = r.momentum_q;
-                let mut delta_v = (delta_mu * (h * alpha_plus) - r.momentum_v) / h;
+                let mut delta_v = (delta_mu * t_plus - r.momentum_v) / h;
                 mass.solve_in_place(&mut delta_v);
-                (-r.position - delta_v * (h * alpha_minus), delta_v, delta_mu)
+                (-r.position - delta_v * t_minus, delta_v, delta_mu)
             }
             Iteration::Newton | Iteration::FiniteDifferenceNewton => {
-                let at = (&state.x, &state.p);
                 let blocks = if options.iteration == Iteration::Newton {
-                    exact_momentum_blocks(model, scheme, h, at, (&q, &v), &mu)
+                    equations.exact_blocks(&q, &v, &mu)
                 } else {
-                    momentum_blocks(model, scheme, h, at, (&q, &v), &mu)
+                    equations.difference_blocks(&q, &v, &mu)
                 };
                 newton_update(&r, &blocks)
                     .map_err(|column| SolveError::SingularJacobian { iteration, column })?
@@ -210,7 +276,7 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
         }
         let size = entries().fold(T::zero(), |m, x| m.max(x.abs()));
         if size <= options.tolerance {
-            let x = flow(model, &scheme.tableau, h * alpha_plus, &q, &v).q;
+            let x = flow(model, &scheme.tableau, t_plus, &q, &v).q;
             return Ok((
                 ConvertedState {
                     t: state.t + h,
@@ -223,7 +289,7 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
             ));
         }
     }
-    let r = residual(model, scheme, h, (&state.x, &state.p), (&q, &v), &mu);
+    let r = equations.residual(&q, &v, &mu);
     let residual = [r.position, r.momentum_q, r.momentum_v]
         .iter()
         .flat_map(|d| d.iter())
@@ -235,7 +301,7 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
 }
 
 /// `∂/∂q` and `∂/∂v` of the momentum rows (`Q` the rows of `ℓ_q + …`, `V` of
-/// `ℓ_v + …`) by central differences, each column from two residuals.
+/// `ℓ_v + …`), exactly or by central differences.
 struct MomentumBlocks<T: Real, const N: usize> {
     q_q: SMatrix<T, N, N>,
     q_v: SMatrix<T, N, N>,
@@ -243,98 +309,31 @@ struct MomentumBlocks<T: Real, const N: usize> {
     v_v: SMatrix<T, N, N>,
 }
 
-fn momentum_blocks<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
-    model: &K,
-    scheme: &Converted<S>,
-    h: T,
-    node: (&SVector<T, N>, &SVector<T, N>),
-    w: (&SVector<T, N>, &SVector<T, N>),
-    mu: &SVector<T, N>,
-) -> MomentumBlocks<T, N> {
-    // ε^(1/3), the step of a central difference balancing truncation and round-off.
-    let cube_root_eps = T::default_epsilon().cbrt();
-    let zero = SMatrix::<T, N, N>::zeros();
-    let mut blocks = MomentumBlocks {
-        q_q: zero,
-        q_v: zero,
-        v_q: zero,
-        v_v: zero,
-    };
-    for half in 0..2 {
-        for j in 0..N {
-            let (mut ahead, mut behind) = ((*w.0, *w.1), (*w.0, *w.1));
-            let x = if half == 0 { w.0[j] } else { w.1[j] };
-            let e = cube_root_eps * (T::one() + x.abs());
-            if half == 0 {
-                ahead.0[j] += e;
-                behind.0[j] -= e;
-            } else {
-                ahead.1[j] += e;
-                behind.1[j] -= e;
+impl<T: Real, const N: usize> MomentumBlocks<T, N> {
+    /// The blocks column by column: `column(half, j)` gives the derivatives of the `Q`
+    /// and `V` rows by `w`'s entry `j` of `q` (`half = 0`) or of `v` (`half = 1`).
+    fn by_columns(mut column: impl FnMut(usize, usize) -> [SVector<T, N>; 2]) -> Self {
+        let zero = SMatrix::<T, N, N>::zeros();
+        let mut blocks = Self {
+            q_q: zero,
+            q_v: zero,
+            v_q: zero,
+            v_v: zero,
+        };
+        for half in 0..2 {
+            for j in 0..N {
+                let [dq, dv] = column(half, j);
+                let (q_block, v_block) = if half == 0 {
+                    (&mut blocks.q_q, &mut blocks.v_q)
+                } else {
+                    (&mut blocks.q_v, &mut blocks.v_v)
+                };
+                q_block.set_column(j, &dq);
+                v_block.set_column(j, &dv);
             }
-            let a = residual(model, scheme, h, node, (&ahead.0, &ahead.1), mu);
-            let b = residual(model, scheme, h, node, (&behind.0, &behind.1), mu);
-            let two_e = e + e;
-            let (dq, dv) = (
-                (a.momentum_q - b.momentum_q) / two_e,
-                (a.momentum_v - b.momentum_v) / two_e,
-            );
-            let (q_block, v_block) = if half == 0 {
-                (&mut blocks.q_q, &mut blocks.v_q)
-            } else {
-                (&mut blocks.q_v, &mut blocks.v_v)
-            };
-            q_block.set_column(j, &dq);
-            v_block.set_column(j, &dv);
         }
+        blocks
     }
-    blocks
-}
-
-/// The momentum rows' derivatives in `w`, exactly: along each unit direction `u` of `w`,
-/// `Q′ = ℓ_q′ + (J⁻_q′)ᵀ p_k − (J⁺_q′)ᵀ μ` and `V′` likewise, with the primes from
-/// [`flow_tangent`] at both end maps.
-fn exact_momentum_blocks<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
-    model: &K,
-    scheme: &Converted<S>,
-    h: T,
-    node: (&SVector<T, N>, &SVector<T, N>),
-    w: (&SVector<T, N>, &SVector<T, N>),
-    mu: &SVector<T, N>,
-) -> MomentumBlocks<T, N> {
-    let (alpha_minus, alpha_plus) = scheme.bias.alphas();
-    let (t_minus, t_plus): (T, T) = (
-        h * nalgebra::convert(alpha_minus),
-        h * nalgebra::convert(alpha_plus),
-    );
-    let p = node.1;
-    let zero = SMatrix::<T, N, N>::zeros();
-    let mut blocks = MomentumBlocks {
-        q_q: zero,
-        q_v: zero,
-        v_q: zero,
-        v_v: zero,
-    };
-    for half in 0..2 {
-        for j in 0..N {
-            let mut u = [SVector::<T, N>::zeros(); 2];
-            u[half][j] = T::one();
-            let (_, minus) = flow_tangent(model, &scheme.tableau, t_minus, w, (&u[0], &u[1]));
-            let (_, plus) = flow_tangent(model, &scheme.tableau, t_plus, w, (&u[0], &u[1]));
-            let dq = plus.action_q - minus.action_q + minus.q_q.transpose() * p
-                - plus.q_q.transpose() * mu;
-            let dv = plus.action_v - minus.action_v + minus.q_v.transpose() * p
-                - plus.q_v.transpose() * mu;
-            let (q_block, v_block) = if half == 0 {
-                (&mut blocks.q_q, &mut blocks.v_q)
-            } else {
-                (&mut blocks.q_v, &mut blocks.v_v)
-            };
-            q_block.set_column(j, &dq);
-            v_block.set_column(j, &dv);
-        }
-    }
-    blocks
 }
 
 /// Newton's update `J δ = −r` by block elimination, every solve `N × N`. With `P` the
@@ -413,13 +412,9 @@ pub fn from_segment<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const 
     q: &SVector<T, N>,
     v: &SVector<T, N>,
 ) -> Result<ConvertedState<T, N>, SolveError<T>> {
-    let (alpha_minus, alpha_plus) = scheme.bias.alphas();
-    let (alpha_minus, alpha_plus): (T, T) = (
-        nalgebra::convert(alpha_minus),
-        nalgebra::convert(alpha_plus),
-    );
-    let minus = flow(model, &scheme.tableau, h * alpha_minus, q, v);
-    let plus = flow(model, &scheme.tableau, h * alpha_plus, q, v);
+    // Only the end maps: no node yet.
+    let ends = Equations::new(model, scheme, h, SVector::zeros(), SVector::zeros());
+    let (minus, plus) = ends.flows(q, v);
     let (l_q, l_v) = (
         plus.action_q - minus.action_q,
         plus.action_v - minus.action_v,
