@@ -26,6 +26,7 @@ use super::SecondOrderKernels;
 use crate::error::SolveError;
 use crate::model::Real;
 use crate::solve::lu::Lu;
+use crate::solve::max_abs;
 use crate::tableaux::Tableau;
 
 /// Where the end points of a segment sit in the step: `x⁻ = R^q_{hα⁻}`,
@@ -241,10 +242,7 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
     let mut q = state.x - v * t_minus;
     let mut mu = state.p;
     // M₀ = L_vv(x_k, v_guess), factored once.
-    let mass = Lu::factor(model.l_vv(&state.x, &v)).map_err(|_| SolveError::SingularJacobian {
-        iteration: 0,
-        column: 0,
-    })?;
+    let mass = Lu::factor(model.l_vv(&state.x, &v)).map_err(singular(0))?;
     for iteration in 1..=options.max_iterations {
         let r = equations.residual(&q, &v, &mu);
         let (delta_q, delta_v, delta_mu) = match options.iteration {
@@ -261,20 +259,17 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
                 } else {
                     equations.difference_blocks(&q, &v, &mu)
                 };
-                newton_update(&r, &blocks)
-                    .map_err(|column| SolveError::SingularJacobian { iteration, column })?
+                newton_update(&r, &blocks).map_err(singular(iteration))?
             }
         };
         q += delta_q;
         v += delta_v;
         mu += delta_mu;
-        let update = [delta_q, delta_v, delta_mu];
-        let entries = || update.iter().flat_map(|d| d.iter());
-        // Checked entry by entry: `max` passes over a NaN.
-        if !entries().all(|x| x.is_finite()) {
+        // `max_abs` keeps a NaN (a plain `max` passes over it).
+        let size = largest(&[delta_q, delta_v, delta_mu]);
+        if !size.is_finite() {
             return Err(SolveError::NonFinite { iteration });
         }
-        let size = entries().fold(T::zero(), |m, x| m.max(x.abs()));
         if size <= options.tolerance {
             let x = flow(model, &scheme.tableau, t_plus, &q, &v).q;
             return Ok((
@@ -290,14 +285,19 @@ pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize
         }
     }
     let r = equations.residual(&q, &v, &mu);
-    let residual = [r.position, r.momentum_q, r.momentum_v]
-        .iter()
-        .flat_map(|d| d.iter())
-        .fold(T::zero(), |m, x| m.max(x.abs()));
     Err(SolveError::MaxIterations {
         iterations: options.max_iterations,
-        residual,
+        residual: largest(&[r.position, r.momentum_q, r.momentum_v]),
     })
+}
+
+/// The largest `|entry|` of the blocks, or a non-finite one if there is any.
+fn largest<T: Real, const N: usize>(blocks: &[SVector<T, N>; 3]) -> T {
+    // A non-finite entry, once met, stays (`x > NaN` is false).
+    blocks.iter().map(max_abs).fold(
+        T::zero(),
+        |m, x| if !x.is_finite() || x > m { x } else { m },
+    )
 }
 
 /// `∂/∂q` and `∂/∂v` of the momentum rows (`Q` the rows of `ℓ_q + …`, `V` of
@@ -345,32 +345,26 @@ impl<T: Real, const N: usize> MomentumBlocks<T, N> {
 /// (V_q B + V_v + V_μ D) δv = −r_V − V_q a − V_μ c
 /// ```
 ///
-/// (`P_q` and `Q_μ` are `I + O(h)`). A singular block gives its failing column.
+/// (`P_q` and `Q_μ` are `I + O(h)`). A singular block is `SolveError::SingularMatrix`.
 #[allow(clippy::type_complexity)]
 fn newton_update<T: Real, const N: usize>(
     r: &Residual<T, N>,
     blocks: &MomentumBlocks<T, N>,
-) -> Result<(SVector<T, N>, SVector<T, N>, SVector<T, N>), usize> {
-    let column = |e: SolveError<T>| match e {
-        SolveError::SingularMatrix { column } => column,
-        _ => 0,
-    };
-    let p_q = Lu::factor(r.minus.q_q).map_err(column)?;
+) -> Result<(SVector<T, N>, SVector<T, N>, SVector<T, N>), SolveError<T>> {
+    let p_q = Lu::factor(r.minus.q_q)?;
     let mut a = -r.position;
     p_q.solve_in_place(&mut a);
     let mut b = -r.minus.q_v;
     p_q.solve_matrix_in_place(&mut b);
     let (q_mu, v_mu) = (-r.plus.q_q.transpose(), -r.plus.q_v.transpose());
-    let q_mu_lu = Lu::factor(q_mu).map_err(column)?;
+    let q_mu_lu = Lu::factor(q_mu)?;
     let mut c = -(r.momentum_q + blocks.q_q * a);
     q_mu_lu.solve_in_place(&mut c);
     let mut d = -(blocks.q_q * b + blocks.q_v);
     q_mu_lu.solve_matrix_in_place(&mut d);
     let schur = blocks.v_q * b + blocks.v_v + v_mu * d;
     let mut delta_v = -(r.momentum_v + blocks.v_q * a + v_mu * c);
-    Lu::factor(schur)
-        .map_err(column)?
-        .solve_in_place(&mut delta_v);
+    Lu::factor(schur)?.solve_in_place(&mut delta_v);
     Ok((a + b * delta_v, delta_v, c + d * delta_v))
 }
 
@@ -419,7 +413,7 @@ pub fn from_segment<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const 
         plus.action_q - minus.action_q,
         plus.action_v - minus.action_v,
     );
-    let k = Lu::factor(plus.q_v.transpose()).map_err(|e| singular(&e))?;
+    let k = Lu::factor(plus.q_v.transpose()).map_err(singular(0))?;
     let mut k_l_v = l_v;
     k.solve_in_place(&mut k_l_v);
     let mut k_j_minus_v = minus.q_v.transpose();
@@ -427,7 +421,7 @@ pub fn from_segment<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const 
     let schur = minus.q_q.transpose() - plus.q_q.transpose() * k_j_minus_v;
     let mut a = l_q - plus.q_q.transpose() * k_l_v;
     Lu::factor(schur)
-        .map_err(|e| singular(&e))?
+        .map_err(singular(0))?
         .solve_in_place(&mut a);
     Ok(ConvertedState {
         t: T::zero(),
@@ -438,15 +432,14 @@ pub fn from_segment<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const 
     })
 }
 
-/// A singular block of the discrete Lagrangian's derivative, as a Jacobian failure
-/// before the first iteration.
-fn singular<T>(error: &SolveError<T>) -> SolveError<T> {
-    let column = match error {
-        SolveError::SingularMatrix { column } => *column,
-        _ => 0,
-    };
-    SolveError::SingularJacobian {
-        iteration: 0,
-        column,
+/// A singular matrix met while solving a step (in `iteration`; 0 before the first),
+/// reported as a singular Jacobian at the same column.
+fn singular<T>(iteration: u32) -> impl Fn(SolveError<T>) -> SolveError<T> {
+    move |error| SolveError::SingularJacobian {
+        iteration,
+        column: match error {
+            SolveError::SingularMatrix { column } => column,
+            _ => 0,
+        },
     }
 }
