@@ -12,7 +12,7 @@ use std::hint::black_box;
 
 use criterion::Criterion;
 use livens::families::converted::node_form::{
-    from_segment, step, Bias, Converted, ConvertedOptions, ConvertedState, Iteration,
+    from_segment, step, Bias, Conversion, ConvertedOptions, ConvertedState, Iteration,
 };
 use livens::families::converted::SecondOrderKernels;
 use livens::tableaux::Tableau;
@@ -34,7 +34,7 @@ const RESET: u32 = 200;
 fn bench<const S: usize>(
     c: &mut Criterion,
     name: &str,
-    scheme: Converted<S>,
+    scheme: Conversion<S>,
 ) -> Vec<(String, Record)> {
     let model = Central { epsilon: 0.3 };
     let h = 0.1;
@@ -87,7 +87,7 @@ fn main() {
     let mut records = bench(
         &mut c,
         "rk4_forward",
-        Converted {
+        Conversion {
             tableau: Tableau::rk4(),
             bias: Bias::Forward,
         },
@@ -95,7 +95,7 @@ fn main() {
     records.extend(bench(
         &mut c,
         "kutta3_symmetric",
-        Converted {
+        Conversion {
             tableau: Tableau::kutta3(),
             bias: Bias::Symmetric,
         },

@@ -51,4 +51,5 @@ pub fn f64_steps() {
     all::<crate::DoubleTop<f64>, _, _, _>();
     all::<crate::ParticleOnTorus<f64>, _, _, _>();
     all::<crate::ForcedOscillator<f64>, _, _, _>();
+    all::<crate::AnglePendulum<f64>, _, _, _>();
 }

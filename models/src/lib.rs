@@ -9,6 +9,7 @@
 // runtime directly (the facade depends on this crate), so alias it.
 extern crate livens_runtime as livens;
 
+mod angle_pendulum;
 mod cart_pole;
 mod chain;
 mod closed_loop;
@@ -29,6 +30,7 @@ mod spring_pendulum;
 mod top;
 mod torus;
 
+pub use angle_pendulum::AnglePendulum;
 pub use cart_pole::{CartPole, CartPoleConstrained};
 pub use chain::Chain10;
 pub use closed_loop::ClosedLoop;

@@ -58,8 +58,8 @@ pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
 #[allow(deprecated)]
 pub use state::GglState;
 pub use state::{
-    nonholonomic_multiplier, Consistency, FromNode, GalerkinState, Lagged, NodeState, NodeValues,
-    NonholonomicState, PhaseState,
+    nonholonomic_multiplier, Consistency, ConvertedState, FromNode, GalerkinState, Lagged,
+    NodeState, NodeValues, NonholonomicState, PhaseState,
 };
 pub use step::{Guess, Step, StepContext, StepOptions};
 
@@ -87,9 +87,12 @@ pub mod __private {
     pub const fn sparse_threshold() -> f64 {
         crate::solve::sparse::THRESHOLD
     }
+    pub use crate::families::converted::EulerLagrangeKernels;
     pub use crate::linearize::{Linearize, Linearized};
     pub use crate::solve::{max_abs, StepReport, Storage, Workspace};
-    pub use crate::state::{GalerkinState, NodeState, NodeValues, NonholonomicState, PhaseState};
+    pub use crate::state::{
+        ConvertedState, GalerkinState, NodeState, NodeValues, NonholonomicState, PhaseState,
+    };
     pub use crate::step::check_step;
     pub use crate::step::{Block, Guess, Step, StepContext, StepOptions, WrongLength};
     pub use crate::SolveError;

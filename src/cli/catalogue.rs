@@ -38,6 +38,7 @@ catalogue! {
     "double-top" => DoubleTop,
     "torus" => ParticleOnTorus,
     "forced-oscillator" => ForcedOscillator,
+    "angle-pendulum" => AnglePendulum,
 }
 
 /// Collects the [`SchemeEntry`] of every scheme a model declares.

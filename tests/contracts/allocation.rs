@@ -16,8 +16,8 @@ use livens::prelude::*;
 use livens::solve::{Boxed, Inline, Storage};
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{
-    Chain10, HeavyTop, LagrangeTop, MassSpring, ParticleOnTorus, Pendulum3d, SphericalPendulum,
-    SpringPendulum,
+    AnglePendulum, Chain10, HeavyTop, LagrangeTop, MassSpring, ParticleOnTorus, Pendulum3d,
+    SphericalPendulum, SpringPendulum,
 };
 
 struct CountingAllocator;
@@ -246,6 +246,16 @@ fn every_scheme_of_the_spring_pendulum_allocates_nothing() {
     for scheme in ["Eml", "Mpl"] {
         assert!(checked.iter().any(|s| s == scheme), "{scheme}: {checked:?}");
     }
+}
+
+/// The converted schemes: the standard layer, its second-order variational equations
+/// and Newton's 3d × 3d system, all on the stack.
+#[test]
+fn every_scheme_of_the_angle_pendulum_allocates_nothing() {
+    let model = AnglePendulum::new();
+    let node = model.initial_state().unwrap();
+    let checked = every_declared_scheme(model, AnglePendulum::DEFAULT_STEP, node);
+    assert!(checked.iter().any(|s| s == "Converted"), "{checked:?}");
 }
 
 #[test]

@@ -10,6 +10,7 @@ use crate::quantities::Quantities;
 use crate::schemes::{Kernels, SchemeRequest};
 
 mod elimination;
+mod euler_lagrange;
 mod kernels;
 mod model;
 mod repeats;
@@ -56,6 +57,9 @@ pub fn expand(
         out.extend(kernels::holonomic_kernels(model, quantities));
     }
     out.extend(kernels::nonholonomic_kernels(model, quantities));
+    if reads(Kernels::EulerLagrange) {
+        out.extend(euler_lagrange::kernels(model, quantities));
+    }
     out.extend(scheme::impls(model, quantities, schemes)?);
     out.extend(scheme::declared_schemes(model, schemes));
     debug_assert!(model.graph.check_memo(), "no two ids for one node");

@@ -39,7 +39,9 @@ pub fn impls(
                     Err(message) => errors.push(span, message),
                 }
             }
-            (Some(family), None, Some(stages)) => {
+            // A family without stages (the converted schemes) has no count.
+            (Some(family), None, stages) => {
+                let stages = stages.unwrap_or(0);
                 out.extend(assembled_step(model, quantities, kind, family, stages));
             }
             (family, _, _) => unreachable!("catalogue: {kind:?} does not fit family {family:?}"),
@@ -859,12 +861,16 @@ fn assembled_step(
     let partners = family.partners.map_or_else(Vec::new, |(block, first)| {
         stage_multiplier_partners(stages * model.dim(), count(model, block), first..stages)
     });
-    let plan = match family.pattern {
+    // A family with a pattern rule takes the plan, if it pays; one without has no
+    // `with_plan` (the dense LU).
+    let new_workspace = quote!(#p::families::#driver::#workspace::declared());
+    let new_workspace = match family.pattern {
         Some(rule) => {
             let pattern = stage_patterns::of(rule, model, quantities, stages);
-            stage_plan(n, pattern, &partners)
+            let plan = stage_plan(n, pattern, &partners);
+            quote!(#new_workspace.with_plan(#plan))
         }
-        None => quote!(::core::option::Option::None),
+        None => new_workspace,
     };
     let step = step_impl(
         model,
@@ -872,7 +878,7 @@ fn assembled_step(
         &layout,
         &quote!(#p::#state<T, #(#state_sizes),*>),
         &quote!(#p::families::#driver::#workspace<T, #(#workspace_sizes,)* #nl, K>),
-        &quote!(#p::families::#driver::#workspace::declared().with_plan(#plan)),
+        &new_workspace,
         &quote!(#p::families::#driver),
     );
     // The families whose step the runtime linearises, for a model with inputs.

@@ -76,6 +76,9 @@ pub struct Assembled {
 pub enum Kernels {
     Holonomic,
     Nonholonomic,
+    /// The Euler–Lagrange expression's third and fourth derivatives, from which a
+    /// converted scheme's standard layer gets the acceleration and its derivatives.
+    EulerLagrange,
 }
 
 /// The pattern rules of `emit/stage_patterns.rs`.

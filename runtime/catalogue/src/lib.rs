@@ -120,7 +120,11 @@ macro_rules! with_catalogue {
     ($reader:ident) => {
         $reader! {
             sizes(d, m, k);
-            choices { Quadrature { Gauss, Lobatto } }
+            choices {
+                Quadrature { Gauss, Lobatto }
+                StandardLayer { Euler, Heun, Kutta3, Rk4 }
+                Bias { Forward, Symmetric }
+            }
             families {
                 /// Two-point schemes whose step equations a template in the macro crate
                 /// builds symbolically; Newton on the emitted system (`families::two_point`).
@@ -179,6 +183,20 @@ macro_rules! with_catalogue {
                     workspace: GalerkinWorkspace[S, W, Q, R, d, m],
                     state: GalerkinState[d, m],
                     kernels: [Holonomic],
+                    pattern: none,
+                    partners: none,
+                }
+                /// Variational integrators converted from one-step methods
+                /// (`families::converted`): the standard layer run on the model's
+                /// second-order system, whose acceleration and its derivatives come from
+                /// the Euler–Lagrange kernels; one step's unknowns are a segment state
+                /// and the next momentum, not stages.
+                Converted {
+                    kind: assembled,
+                    driver: converted,
+                    workspace: ConvertedWorkspace[L, B, d],
+                    state: ConvertedState[d],
+                    kernels: [EulerLagrange],
                     pattern: none,
                     partners: none,
                 }
@@ -974,6 +992,46 @@ macro_rules! with_catalogue {
                 requires: { mass: Regular, constraints: Holonomic, model: Any, forces: true },
                 constraints_at_nodes: true,
                 note: "`g = 0` at nodes and at the multiplier points; the state reports the projected momentum `ℙp̃` and the multiplier of the continuous equations (70)",
+            }
+
+            /// A one-step method turned into a variational integrator of the same order
+            /// (Patrick, Cuell, Spiteri, Zhang, Sect. 3 and 4.2; spec next_packages §C.3):
+            /// the explicit Runge–Kutta method `L` (the standard layer) is run on
+            /// `q̇ = v, v̇ = A(q, v), Ṡ = L(q, v)` from a segment state `w = (q, v)`,
+            /// giving end maps `x^± = R^q_{hα^±}(w)` and the discrete Lagrangian
+            /// `L_d = R^S_{hα⁺}(w) − R^S_{hα⁻}(w)`; the bias `B` places the segment,
+            /// `(α⁻, α⁺) = (0, 1)` (`Forward`) or `(−½, ½)` (`Symmetric`). One step from
+            /// the node `(x_k, p_k)` solves for `(w, μ)`:
+            ///
+            /// ```text
+            /// x⁻(w) − x_k = 0
+            /// DL_d(w) + p_kᵀ Dx⁻(w) − μᵀ Dx⁺(w) = 0
+            /// x_{k+1} = x⁺(w),   p_{k+1} = μ
+            /// ```
+            ///
+            /// Unknowns `(q, v, μ)`, `3d`, Newton with the exact Jacobian (the second-order
+            /// variational equations of the standard layer), or the paper's chord
+            /// iteration with `JacobianUpdate::Chord`. Symplectic, momentum maps of the
+            /// node conserved; the order of `L`, the next even one with `Symmetric`.
+            /// The first step starts from the node's `p = ∂L/∂v(q₀, v₀)`, not the paper's
+            /// `−D₁L_d(w₀)` (`families::converted::from_segment`): the same order.
+            Converted<L in StandardLayer, B in Bias> {
+                marker: unit,
+                label: "Converted",
+                family: Converted,
+                source: "Patrick, Cuell, Spiteri, Zhang, Sect. 3, 4.2; spec next_packages §C",
+                equations: "node form (spec §C.3); chord from (4.9)",
+                unknowns: [q: d, v: d, mu: d],
+                order: {
+                    q: converted_order(L, B),
+                    p: converted_order(L, B),
+                    multipliers: None,
+                },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Regular, constraints: Unconstrained, model: Any, forces: false },
+                constraints_at_nodes: false,
+                note: "the state reports the node `(x, p)`; the standard layer's segment state `(q, v)` rides along as the next step's guess",
             }
         }
     };

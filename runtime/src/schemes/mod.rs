@@ -223,6 +223,22 @@ const fn galerkin_order(s: usize, w: usize, rule: &str, r: usize) -> u32 {
     }
 }
 
+/// The catalogue's order of `Converted(layer, bias)`: the standard layer's
+/// ([`tableaux::layer_order`](crate::tableaux::layer_order)), the next even one with the
+/// symmetric bias (spec `next_packages.md` §C.1; measured in `families::converted`'s
+/// tests).
+const fn converted_order(layer: &str, bias: &str) -> u32 {
+    let order = match crate::tableaux::layer_order(layer) {
+        Some(order) => order as u32,
+        None => panic!("the order of a converted scheme needs its standard layer"),
+    };
+    if crate::tableaux::same(bias, "Symmetric") {
+        order + order % 2
+    } else {
+        order
+    }
+}
+
 /// The reader on a small catalogue of its own with a named choice and several parameters
 /// (as `Galerkin` has) and a scheme without: the markers, their generics and their rows,
 /// independent of the real catalogue's entries.
@@ -324,5 +340,30 @@ mod galerkin_orders {
         assert_eq!(q(Galerkin::<6, 3, Lobatto, 7>::ORDER), (2, 2, Some(2)));
         let (_, options) = CHOICES.iter().find(|c| c.0 == "Quadrature").unwrap();
         assert!(options.iter().all(|o| Quadrature::named(o).is_some()));
+    }
+}
+
+/// Every choice of `StandardLayer` and `Bias` names a built-in layer and bias (what the
+/// converted workspace builds from), and the orders follow the bias.
+#[cfg(test)]
+mod converted_orders {
+    use super::{Converted, Euler, Forward, Heun, Kutta3, Rk4, SchemeInfo, Symmetric, CHOICES};
+    use crate::families::converted::node_form::Bias;
+    use crate::tableaux::{layer_order, Tableau};
+
+    #[test]
+    fn every_choice_is_built_in() {
+        let options = |set: &str| CHOICES.iter().find(|c| c.0 == set).unwrap().1;
+        assert!(options("StandardLayer")
+            .iter()
+            .all(|o| Tableau::standard_layer(o).is_some() && layer_order(o).is_some()));
+        assert!(options("Bias").iter().all(|o| Bias::named(o).is_some()));
+        let q = |o: crate::Orders| (o.q, o.p, o.multipliers);
+        assert_eq!(q(Converted::<Euler, Forward>::ORDER), (1, 1, None));
+        assert_eq!(q(Converted::<Euler, Symmetric>::ORDER), (2, 2, None));
+        assert_eq!(q(Converted::<Heun, Symmetric>::ORDER), (2, 2, None));
+        assert_eq!(q(Converted::<Kutta3, Forward>::ORDER), (3, 3, None));
+        assert_eq!(q(Converted::<Kutta3, Symmetric>::ORDER), (4, 4, None));
+        assert_eq!(q(Converted::<Rk4, Symmetric>::ORDER), (4, 4, None));
     }
 }

@@ -1,6 +1,7 @@
 //! The states schemes carry, one type per layout, and the one trait through which
 //! diagnostics and output read the values at a node.
 mod consistent;
+mod converted;
 mod galerkin;
 pub(crate) mod multiplier;
 mod node;
@@ -8,6 +9,7 @@ mod nonholonomic;
 mod phase;
 
 pub use consistent::Consistency;
+pub use converted::ConvertedState;
 pub use galerkin::{GalerkinState, Lagged};
 pub use multiplier::nonholonomic_multiplier;
 pub use node::NodeState;

@@ -74,3 +74,93 @@ impl<const S: usize> Tableau<S> {
             .fold(0.0, f64::max)
     }
 }
+
+/// The most stages of a built-in standard layer ([`Tableau::standard_layer`]).
+pub const LAYER_STAGES: usize = 4;
+
+/// The built-in standard layers by the names of the catalogue's `StandardLayer`
+/// choices, with the order each tableau's own conditions give ([`Tableau::order`]; a
+/// test checks it): what the catalogue's order of a converted scheme reads, in a `const`.
+const LAYERS: [(&str, usize); 4] = [("Euler", 1), ("Heun", 2), ("Kutta3", 3), ("Rk4", 4)];
+
+/// The order of the built-in standard layer `name` (`None` for another name).
+pub const fn layer_order(name: &str) -> Option<usize> {
+    let mut i = 0;
+    while i < LAYERS.len() {
+        if super::same(name, LAYERS[i].0) {
+            return Some(LAYERS[i].1);
+        }
+        i += 1;
+    }
+    None
+}
+
+impl Tableau<LAYER_STAGES> {
+    /// The built-in standard layer `name` (`Euler`, `Heun`, `Kutta3`, `Rk4`: the
+    /// choices of the catalogue's `StandardLayer`), padded to [`LAYER_STAGES`] stages
+    /// ([`padded`](Tableau::padded)); `None` for another name.
+    pub fn standard_layer(name: &str) -> Option<Self> {
+        match name {
+            "Euler" => Some(Tableau::euler().padded()),
+            "Heun" => Some(Tableau::heun2().padded()),
+            "Kutta3" => Some(Tableau::kutta3().padded()),
+            "Rk4" => Some(Tableau::rk4().padded()),
+            _ => None,
+        }
+    }
+}
+
+impl<const S: usize> Tableau<S> {
+    /// The same method with `P − S` stages appended that nothing reads (zero
+    /// coefficients and weights), so that methods of different stage counts share one
+    /// type; [`active_stages`](Self::active_stages) tells a step where to stop.
+    ///
+    /// # Panics
+    ///
+    /// If `P < S`.
+    pub fn padded<const P: usize>(&self) -> Tableau<P> {
+        assert!(P >= S, "padding {S} stages to {P}");
+        let mut padded = Tableau {
+            a: [[0.0; P]; P],
+            b: [0.0; P],
+            c: [0.0; P],
+        };
+        for i in 0..S {
+            padded.a[i][..S].copy_from_slice(&self.a[i]);
+        }
+        padded.b[..S].copy_from_slice(&self.b);
+        padded.c[..S].copy_from_slice(&self.c);
+        padded
+    }
+
+    /// The stages a step must compute: up to the last one with a weight or read by a
+    /// later stage (an explicit tableau's trailing stages that nothing reads are skipped).
+    pub fn active_stages(&self) -> usize {
+        (0..S)
+            .rev()
+            .find(|&i| self.b[i] != 0.0 || (i + 1..S).any(|j| self.a[j][i] != 0.0))
+            .map_or(0, |i| i + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{layer_order, Tableau, LAYERS};
+
+    /// The orders the catalogue reads in a `const` are those the tableaux' own order
+    /// conditions give, and padding changes neither the order nor what a step computes.
+    #[test]
+    fn the_layers_orders_are_their_tableaux_orders() {
+        for (name, order) in LAYERS {
+            let tableau = Tableau::standard_layer(name).expect("a built-in layer");
+            assert_eq!(tableau.order(1e-12), order, "{name}");
+            assert_eq!(layer_order(name), Some(order));
+            assert!(tableau.is_explicit());
+        }
+        assert_eq!(layer_order("Rk5"), None);
+        assert!(Tableau::standard_layer("Rk5").is_none());
+        let stages = LAYERS.map(|(name, _)| Tableau::standard_layer(name).unwrap().active_stages());
+        assert_eq!(stages, [1, 2, 3, 4]);
+        assert_eq!(Tableau::rk4().padded::<4>(), Tableau::rk4());
+    }
+}

@@ -22,6 +22,7 @@
 //! (`s + 1` and `w + 1` of them) are stored in [`MAX_POINTS`] slots, of which the first
 //! `S + 1` (`W + 1`) are used.
 use super::nodes;
+use super::same;
 
 /// Slots for the `s + 1` control points and the `w + 1` multiplier points: degrees up to 7.
 pub const MAX_POINTS: usize = 8;
@@ -63,22 +64,6 @@ impl Quadrature {
             Self::Lobatto => 2 * r - 2,
         }
     }
-}
-
-/// `a == b`, in a `const fn`.
-const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// The order of `Galerkin(s, w, rule, r)` in `q`, and so in the state's `p` and `λ`,

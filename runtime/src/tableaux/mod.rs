@@ -40,10 +40,27 @@ mod nodes;
 mod stability;
 mod trees;
 
+pub use explicit::{layer_order, LAYER_STAGES};
 pub use galerkin::{
     admissible, galerkin_order, GalerkinTable, Inadmissible, Quadrature, MAX_POINTS,
 };
 pub use trees::MAX_ORDER;
+
+/// `a == b`, in a `const fn`.
+pub(crate) const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
 
 /// An `S`-stage Runge–Kutta tableau: row `i` of `a` is stage `i`, so the stages are
 /// `Yᵢ = y₀ + h Σⱼ a[i][j] kⱼ` and the step is `y₁ = y₀ + h Σᵢ b[i] kᵢ`.

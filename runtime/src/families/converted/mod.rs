@@ -4,15 +4,25 @@
 //! paper's "standard layer", [`standard`]) defines end maps and a discrete Lagrangian,
 //! from which a variational integrator of the same order follows.
 //!
-//! The standard layer runs explicit Runge–Kutta tableaux and gives its first derivatives
-//! ([`standard`]); [`node_form`] steps the node `(x_k, p_k)` by the paper's chord
-//! iteration. What both need of a model is [`SecondOrderKernels`].
+//! The standard layer runs explicit Runge–Kutta tableaux and gives its first and second
+//! derivatives ([`standard`]); [`node_form`] holds one step's equations in the node
+//! variables `(x_k, p_k)` and steps them with its own iterations (the paper's chord,
+//! Newton, finite-difference Newton) for any tableau; [`step`] and [`equations`] are the
+//! catalogue's [`Converted<L, B>`](crate::schemes::Converted) on the shared Newton driver.
+//! What they need of a model is [`SecondOrderKernels`]: written by hand, or from the
+//! point kernels and the [`EulerLagrangeKernels`] that `model!` emits
+//! ([`euler_lagrange`]).
 use nalgebra::{SMatrix, SVector};
 
 use crate::model::Real;
 
+pub mod euler_lagrange;
 pub mod node_form;
+mod scheme;
 pub mod standard;
+
+pub use euler_lagrange::EulerLagrangeKernels;
+pub use scheme::{equations, step, ConvertedWorkspace};
 
 /// A model as the standard layer sees it: the Lagrangian `L(q, v)`, the acceleration
 /// `A(q, v)` of its second-order system `q̇ = v, v̇ = A(q, v)` (spec §C.2:

@@ -27,6 +27,7 @@ use crate::error::SolveError;
 use crate::model::Real;
 use crate::solve::lu::Lu;
 use crate::solve::max_abs;
+pub use crate::state::ConvertedState;
 use crate::tableaux::Tableau;
 
 /// Where the end points of a segment sit in the step: `x⁻ = R^q_{hα⁻}`,
@@ -49,33 +50,25 @@ impl Bias {
             Bias::Symmetric => (-0.5, 0.5),
         }
     }
+
+    /// The bias named `name`, as the catalogue's `Bias` choices are (`Forward`,
+    /// `Symmetric`); `None` for another name.
+    pub fn named(name: &str) -> Option<Self> {
+        match name {
+            "Forward" => Some(Bias::Forward),
+            "Symmetric" => Some(Bias::Symmetric),
+            _ => None,
+        }
+    }
 }
 
 /// A converted scheme: an explicit tableau for the standard layer and a bias.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Converted<const S: usize> {
+pub struct Conversion<const S: usize> {
     /// The standard layer's tableau (explicit).
     pub tableau: Tableau<S>,
     /// Where the segment's end points sit.
     pub bias: Bias,
-}
-
-/// The node `(x_k, p_k)` at `t_k` and the segment state `w_k = (q, v)` of the step that
-/// reached it (the next step's guess): two notions of state, the node the variational
-/// integrator's, the segment the standard layer's, which sits at `t_k − α⁻h` of the
-/// step it belongs to.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ConvertedState<T: Real, const N: usize> {
-    /// Time of the node.
-    pub t: T,
-    /// Node position `x_k`.
-    pub x: SVector<T, N>,
-    /// Node momentum `p_k`.
-    pub p: SVector<T, N>,
-    /// Segment position (the standard layer's `q`).
-    pub q: SVector<T, N>,
-    /// Segment velocity (the standard layer's `v`).
-    pub v: SVector<T, N>,
 }
 
 /// How the step's equations are iterated.
@@ -109,31 +102,31 @@ pub struct ConvertedOptions<T> {
 }
 
 /// The residual's three blocks at `(w, μ)`, and the end maps' derivatives there.
-struct Residual<T: Real, const N: usize> {
-    position: SVector<T, N>,
-    momentum_q: SVector<T, N>,
-    momentum_v: SVector<T, N>,
-    minus: Flow<T, N>,
-    plus: Flow<T, N>,
+pub(super) struct Residual<T: Real, const N: usize> {
+    pub(super) position: SVector<T, N>,
+    pub(super) momentum_q: SVector<T, N>,
+    pub(super) momentum_v: SVector<T, N>,
+    pub(super) minus: Flow<T, N>,
+    pub(super) plus: Flow<T, N>,
 }
 
 /// One step's equations at the node `(x_k, p_k)`: the model, the standard layer's
 /// tableau and the end maps' signed steps `t^± = hα^±`.
-struct Equations<'a, T: Real, K, const N: usize, const S: usize> {
-    model: &'a K,
-    tableau: &'a Tableau<S>,
-    t_minus: T,
-    t_plus: T,
-    x: SVector<T, N>,
-    p: SVector<T, N>,
+pub(super) struct Equations<'a, T: Real, K, const N: usize, const S: usize> {
+    pub(super) model: &'a K,
+    pub(super) tableau: &'a Tableau<S>,
+    pub(super) t_minus: T,
+    pub(super) t_plus: T,
+    pub(super) x: SVector<T, N>,
+    pub(super) p: SVector<T, N>,
 }
 
 impl<'a, T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>
     Equations<'a, T, K, N, S>
 {
-    fn new(
+    pub(super) fn new(
         model: &'a K,
-        scheme: &'a Converted<S>,
+        scheme: &'a Conversion<S>,
         h: T,
         x: SVector<T, N>,
         p: SVector<T, N>,
@@ -157,7 +150,12 @@ impl<'a, T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>
         )
     }
 
-    fn residual(&self, q: &SVector<T, N>, v: &SVector<T, N>, mu: &SVector<T, N>) -> Residual<T, N> {
+    pub(super) fn residual(
+        &self,
+        q: &SVector<T, N>,
+        v: &SVector<T, N>,
+        mu: &SVector<T, N>,
+    ) -> Residual<T, N> {
         let (minus, plus) = self.flows(q, v);
         let p = &self.p;
         // ℓ + p_kᵀ J⁻ − μᵀ J⁺, transposed to columns, in its q and v halves.
@@ -202,7 +200,7 @@ impl<'a, T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>
     /// The momentum rows' derivatives in `w`, exactly: along each unit direction `u` of
     /// `w`, `Q′ = ℓ_q′ + (J⁻_q′)ᵀ p_k − (J⁺_q′)ᵀ μ` and `V′` likewise, with the primes
     /// from [`flow_tangent`] at both end maps.
-    fn exact_blocks(
+    pub(super) fn exact_blocks(
         &self,
         q: &SVector<T, N>,
         v: &SVector<T, N>,
@@ -230,7 +228,7 @@ impl<'a, T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>
 /// taken. A failed solve is an error and leaves `state` to the caller unchanged.
 pub fn step<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
     model: &K,
-    scheme: &Converted<S>,
+    scheme: &Conversion<S>,
     h: T,
     state: &ConvertedState<T, N>,
     options: &ConvertedOptions<T>,
@@ -302,11 +300,11 @@ fn largest<T: Real, const N: usize>(blocks: &[SVector<T, N>; 3]) -> T {
 
 /// `∂/∂q` and `∂/∂v` of the momentum rows (`Q` the rows of `ℓ_q + …`, `V` of
 /// `ℓ_v + …`), exactly or by central differences.
-struct MomentumBlocks<T: Real, const N: usize> {
-    q_q: SMatrix<T, N, N>,
-    q_v: SMatrix<T, N, N>,
-    v_q: SMatrix<T, N, N>,
-    v_v: SMatrix<T, N, N>,
+pub(super) struct MomentumBlocks<T: Real, const N: usize> {
+    pub(super) q_q: SMatrix<T, N, N>,
+    pub(super) q_v: SMatrix<T, N, N>,
+    pub(super) v_q: SMatrix<T, N, N>,
+    pub(super) v_v: SMatrix<T, N, N>,
 }
 
 impl<T: Real, const N: usize> MomentumBlocks<T, N> {
@@ -374,7 +372,7 @@ fn newton_update<T: Real, const N: usize>(
 /// `(q₀, v₀)` over `−α⁻h`.
 pub fn first_segment<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
     model: &K,
-    scheme: &Converted<S>,
+    scheme: &Conversion<S>,
     h: T,
     q0: &SVector<T, N>,
     v0: &SVector<T, N>,
@@ -401,7 +399,7 @@ pub fn first_segment<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const
 /// solves for again from `(x, p)`. A singular block is an error.
 pub fn from_segment<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>(
     model: &K,
-    scheme: &Converted<S>,
+    scheme: &Conversion<S>,
     h: T,
     q: &SVector<T, N>,
     v: &SVector<T, N>,

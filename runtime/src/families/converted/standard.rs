@@ -158,7 +158,8 @@ fn flow_along<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usi
         action_q: SVector::zeros(),
         action_v: SVector::zeros(),
     };
-    for i in 0..S {
+    // Trailing stages nothing reads (a padded tableau's) are skipped.
+    for i in 0..tableau.active_stages() {
         // Qᵢ, Vᵢ, δQᵢ, δVᵢ and their derivatives along u from the stages before i.
         let (mut stage_q, mut stage_v) = (*q, *v);
         let (mut dq, mut dv): (Halves<T, N>, Halves<T, N>) = ([identity, zero], [zero, identity]);

@@ -8,7 +8,8 @@ use std::println;
 use nalgebra::{SMatrix, SVector, Vector1, Vector2};
 
 use super::node_form::{
-    first_segment, from_segment, step, Bias, Converted, ConvertedOptions, ConvertedState, Iteration,
+    first_segment, from_segment, step, Bias, Conversion, ConvertedOptions, ConvertedState,
+    Iteration,
 };
 use super::standard::{flow, flow_tangent};
 use super::test_models::{Central, Pendulum, G};
@@ -177,7 +178,7 @@ fn node(x: f64, p: f64) -> ConvertedState<f64, 1> {
 #[test]
 fn euler_forward_is_symplectic_euler() {
     // p_{k+1} = p_k − h ∇V(x_k), x_{k+1} = x_k + h p_{k+1}, with ∇V = g sin.
-    let scheme = Converted {
+    let scheme = Conversion {
         tableau: Tableau::euler(),
         bias: Bias::Forward,
     };
@@ -198,7 +199,7 @@ fn euler_forward_is_symplectic_euler() {
 fn euler_symmetric_is_the_midpoint_lagrangian_integrator() {
     // L_d = h L((x_k + x_{k+1})/2, (x_{k+1} − x_k)/h): (x_{k+1} − x_k)/h + (h/2) ∇V(x̄)
     // = p_k, then p_{k+1} = 2 (x_{k+1} − x_k)/h − p_k.
-    let scheme = Converted {
+    let scheme = Conversion {
         tableau: Tableau::euler(),
         bias: Bias::Symmetric,
     };
@@ -242,7 +243,7 @@ fn pendulum_reference(q: f64, v: f64, t: f64) -> (f64, f64) {
 /// The largest node errors `(|x_k − q(t_k)|, |p_k − v(t_k)|)` of P1 over `[0, 2]`,
 /// started from the node `(q(0), L_v(q(0), v(0)))`. (The largest over the run rather
 /// than the error at `T`: a first-order error term may cross zero at `T`.)
-fn node_errors<const S: usize>(scheme: &Converted<S>, h: f64) -> (f64, f64) {
+fn node_errors<const S: usize>(scheme: &Conversion<S>, h: f64) -> (f64, f64) {
     let n = (2.0 / h).round() as usize;
     let mut state = node(1.0, 0.0);
     let (mut q, mut v) = (1.0, 0.0);
@@ -266,7 +267,7 @@ fn orders_on_the_pendulum() {
     // (tableau order, bias) → expected order: the tableau's with the forward bias, the
     // next even one with the symmetric bias (spec §C.6).
     fn orders<const S: usize>(tableau: Tableau<S>, bias: Bias, hs: [f64; 2]) -> (f64, f64) {
-        let scheme = Converted { tableau, bias };
+        let scheme = Conversion { tableau, bias };
         let (coarse, fine) = (node_errors(&scheme, hs[0]), node_errors(&scheme, hs[1]));
         let rate = |a: f64, b: f64| (a / b).log2() / (hs[0] / hs[1]).log2();
         (rate(coarse.0, fine.0), rate(coarse.1, fine.1))
@@ -324,7 +325,7 @@ fn orders_on_the_pendulum() {
 #[test]
 fn the_node_map_is_symplectic() {
     // det ∂(x₁, p₁)/∂(x₀, p₀) = 1 for one degree of freedom (spec: RK4, h = 0.3).
-    let scheme = Converted {
+    let scheme = Conversion {
         tableau: Tableau::rk4(),
         bias: Bias::Forward,
     };
@@ -356,7 +357,7 @@ fn the_node_angular_momentum_is_conserved() {
     // Noether momentum (the spec's prototype: 2.4e-15 against 5.6e-5 at ε = 0).
     for epsilon in [0.0, 0.3] {
         let model = Central { epsilon };
-        let scheme = Converted {
+        let scheme = Conversion {
             tableau: Tableau::rk4(),
             bias: Bias::Forward,
         };
@@ -394,7 +395,7 @@ fn the_node_angular_momentum_is_conserved() {
 #[test]
 fn pendulum_errors_match_the_calibrations() {
     fn errors<const S: usize>(tableau: Tableau<S>, bias: Bias, h: f64) -> [f64; 3] {
-        let scheme = Converted { tableau, bias };
+        let scheme = Conversion { tableau, bias };
         let (alpha_minus, _) = bias.alphas();
         let n = (2.0 / h).round() as usize;
         let (q0, v0) = (Vector1::new(1.0), Vector1::new(0.0));
@@ -489,7 +490,7 @@ fn pendulum_errors_match_the_calibrations() {
 /// both the first and the last 500 steps in the prototype.
 #[test]
 fn the_pendulum_energy_does_not_drift() {
-    let scheme = Converted {
+    let scheme = Conversion {
         tableau: Tableau::rk4(),
         bias: Bias::Forward,
     };
@@ -525,7 +526,7 @@ fn the_pendulum_energy_does_not_drift() {
 /// iterations to the same tolerance at smaller steps (spec §C.6).
 #[test]
 fn the_chord_iteration_contracts_faster_at_smaller_steps() {
-    let scheme = Converted {
+    let scheme = Conversion {
         tableau: Tableau::rk4(),
         bias: Bias::Symmetric,
     };
@@ -542,7 +543,7 @@ fn the_chord_iteration_contracts_faster_at_smaller_steps() {
 
 #[test]
 fn a_failed_solve_is_an_error() {
-    let scheme = Converted {
+    let scheme = Conversion {
         tableau: Tableau::rk4(),
         bias: Bias::Forward,
     };
@@ -567,7 +568,7 @@ fn a_failed_solve_is_an_error() {
 fn chord_and_newton_agree() {
     fn compare<K: SecondOrderKernels<f64, N>, const N: usize, const S: usize>(
         model: &K,
-        scheme: Converted<S>,
+        scheme: Conversion<S>,
         start: ConvertedState<f64, N>,
     ) {
         for iteration in [Iteration::Newton, Iteration::FiniteDifferenceNewton] {
@@ -598,7 +599,7 @@ fn chord_and_newton_agree() {
     for bias in [Bias::Forward, Bias::Symmetric] {
         compare(
             &Pendulum,
-            Converted {
+            Conversion {
                 tableau: Tableau::rk4(),
                 bias,
             },
@@ -615,7 +616,7 @@ fn chord_and_newton_agree() {
         };
         compare(
             &central,
-            Converted {
+            Conversion {
                 tableau: Tableau::kutta3(),
                 bias,
             },
@@ -629,7 +630,7 @@ fn chord_and_newton_agree() {
 /// chord's falls by a constant factor.
 #[test]
 fn exact_newton_converges_quadratically() {
-    let scheme = Converted {
+    let scheme = Conversion {
         tableau: Tableau::rk4(),
         bias: Bias::Symmetric,
     };
