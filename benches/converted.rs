@@ -4,7 +4,13 @@
 //! finite-difference Jacobian, as `converted/<layer>/<iteration>`, on the central
 //! potential with a magnetic term (the spec's P2, two coordinates, `h = 0.1`, from
 //! `q = (1, 0)`, `v = (0, 0.7)`). The model's kernels are written by hand, in the file
-//! the runtime's tests use: `model!` does not emit them yet.
+//! the runtime's tests use.
+//!
+//! Then the catalogue's `Converted(L, B)` through `Integrator::step`, on the kernels
+//! `model!` emits for the double pendulum in its angles (`AnglePendulum`, `h = 0.01`
+//! from its start): Newton with the exact Jacobian and the paper's chord
+//! (`JacobianUpdate::Chord`), as `converted_catalogue/<scheme>/<update>`, with the
+//! Lobatto IIIA–IIIB family at `s = 4` on the same model in the same run.
 //!
 //! At the end each benchmark's median per step and its mean iterations are printed.
 //! `LIVENS_BENCH_QUICK=1` shortens the run.
@@ -15,7 +21,10 @@ use livens::families::converted::node_form::{
     from_segment, step, Bias, Conversion, ConvertedOptions, ConvertedState, Iteration,
 };
 use livens::families::converted::SecondOrderKernels;
+use livens::schemes::{Converted, Forward, Kutta3, LobattoIIIAIIIB, Rk4, Symmetric};
 use livens::tableaux::Tableau;
+use livens::{FromNode, Integrator, JacobianUpdate, NewtonOptions, NodeValues, Step};
+use livens_models::AnglePendulum;
 use nalgebra::Vector2;
 
 #[path = "support/record.rs"]
@@ -81,6 +90,50 @@ fn bench<const S: usize>(
     records
 }
 
+/// `scheme` on the double pendulum through the integrator, with Newton's Jacobian
+/// policy `update`, restarted every [`RESET`] steps.
+fn bench_catalogue<S>(c: &mut Criterion, name: &str, scheme: S) -> Vec<(String, Record)>
+where
+    S: Clone + std::fmt::Debug + 'static,
+    AnglePendulum<f64>: Step<f64, S>,
+    <AnglePendulum<f64> as Step<f64, S>>::State: NodeValues<f64, 2> + FromNode<f64, 2, 0>,
+{
+    let model = AnglePendulum::new();
+    let initial = FromNode::from_node(&model.initial_state().expect("a consistent start"));
+    let mut group = c.benchmark_group(format!("converted_catalogue/{name}"));
+    let mut records = Vec::new();
+    for (label, jacobian) in [
+        ("newton", JacobianUpdate::EveryIteration),
+        ("chord", JacobianUpdate::Chord),
+    ] {
+        let options = NewtonOptions {
+            tolerance: 1e-12,
+            max_iterations: 100,
+            divergence: None,
+            jacobian,
+        };
+        let mut sim = Integrator::new(model.clone(), scheme.clone(), 0.01, initial)
+            .with_options(options);
+        let mut record = Record::default();
+        let mut since_reset = 0;
+        group.bench_function(label, |b| {
+            b.iter_custom(|iters| {
+                record.time(iters, || {
+                    if since_reset == RESET {
+                        sim.set_state(initial);
+                        since_reset = 0;
+                    }
+                    since_reset += 1;
+                    sim.step().expect("converges").iterations
+                })
+            })
+        });
+        records.push((format!("converted_catalogue/{name}/{label}"), record));
+    }
+    group.finish();
+    records
+}
+
 fn main() {
     let (config, samples) = record::config();
     let mut c = config.configure_from_args();
@@ -100,6 +153,17 @@ fn main() {
             bias: Bias::Symmetric,
         },
     ));
+    records.extend(bench_catalogue(
+        &mut c,
+        "rk4_forward",
+        Converted::<Rk4, Forward>::default(),
+    ));
+    records.extend(bench_catalogue(
+        &mut c,
+        "kutta3_symmetric",
+        Converted::<Kutta3, Symmetric>::default(),
+    ));
+    records.extend(bench_catalogue(&mut c, "lobatto4", LobattoIIIAIIIB::<4>));
     c.final_summary();
     for (name, record) in &records {
         if let Some(median) = record.median_ns(samples) {
