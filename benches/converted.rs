@@ -112,8 +112,7 @@ where
             divergence: None,
             jacobian,
         };
-        let mut sim =
-            Integrator::new(model.clone(), scheme.clone(), 0.01, initial).with_options(options);
+        let mut sim = Integrator::new(model, scheme.clone(), 0.01, initial).with_options(options);
         let mut record = Record::default();
         let mut since_reset = 0;
         group.bench_function(label, |b| {

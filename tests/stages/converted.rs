@@ -7,7 +7,7 @@
 //! double pendulum against the Lobatto IIIA–IIIB family, the node momentum of a
 //! rotation-invariant model kept to round-off, a failed solve reported).
 use livens::families::converted::node_form::{self, Bias, Conversion, ConvertedOptions, Iteration};
-use livens::families::converted::SecondOrderKernels;
+use livens::families::converted::{FromKernels, SecondOrderKernels};
 use livens::prelude::*;
 use livens::schemes::{Converted, Euler, Forward, Kutta3, LobattoIIIAIIIB, Rk4, Symmetric};
 use livens::solve::Inline;
@@ -48,7 +48,7 @@ fn the_emitted_acceleration_solves_the_euler_lagrange_equations() {
     // the model's own ∂L/∂v, which never reads the emitted kernels.
     let model = AnglePendulum::new();
     let (q, v) = point();
-    let a = SecondOrderKernels::acceleration(&model, &q, &v);
+    let a = FromKernels(&model).acceleration(&q, &v);
     let dt = 1e-6;
     let ahead = model.dl_dv(&(q + v * dt), &(v + a * dt));
     let behind = model.dl_dv(&(q - v * dt), &(v - a * dt));
@@ -61,7 +61,8 @@ fn the_emitted_acceleration_solves_the_euler_lagrange_equations() {
 fn the_emitted_derivatives_match_finite_differences() {
     // A_q, A_v against differences of A; their derivative along (dq, dv) (the fourth
     // derivatives of L) against differences of A_q, A_v.
-    let model = AnglePendulum::new();
+    let pendulum = AnglePendulum::new();
+    let model = FromKernels(&pendulum);
     let (q, v) = point();
     let (dq, dv) = (SVector::from([0.3, 0.5]), SVector::from([-0.2, 0.4]));
     let e = 1e-6;
@@ -104,7 +105,8 @@ fn p1_calibrations_through_the_emitted_kernels() {
     // Spec §C.6, errors at h = 0.05 as w / node q / node p, the prototype's start:
     // w₀ = (q(0), v(0)) for the forward bias, the exact solution at h/2 for the
     // symmetric one, p₀ = −D₁L_d(w₀). The largest errors over [0, 2].
-    let model = AnglePendulumP1::new();
+    let pendulum = AnglePendulumP1::new();
+    let model = FromKernels(&pendulum);
     let h = 0.05;
     let options = ConvertedOptions {
         tolerance: 1e-14,

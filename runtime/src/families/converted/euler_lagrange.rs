@@ -7,8 +7,8 @@
 //! ```
 //!
 //! ([`EulerLagrangeKernels`]: third and fourth derivatives of `L`); with the point
-//! kernels they give [`SecondOrderKernels`] by the implicit-function theorem on
-//! `E(q, v, A(q, v)) = 0`:
+//! kernels they give [`SecondOrderKernels`] ([`FromKernels`]) by the implicit-function
+//! theorem on `E(q, v, A(q, v)) = 0`:
 //!
 //! ```text
 //! A   = L_vv⁻¹ (L_q − L_vq v)
@@ -126,39 +126,44 @@ impl<T: Real, const D: usize> Point<T, D> {
     }
 }
 
-/// Every unconstrained model with point kernels and emitted [`EulerLagrangeKernels`] is a
-/// second-order system for the standard layer (the module's doc).
-impl<T, Mdl, const D: usize> SecondOrderKernels<T, D> for Mdl
+/// A model with point kernels and emitted [`EulerLagrangeKernels`] as the standard
+/// layer's second-order system (the module's doc): its own acceleration, without
+/// constraints. (A wrapper rather than an impl for every such model: a blanket impl
+/// would overlap the constrained layer's, `constrained::Constrained`.)
+#[derive(Clone, Copy, Debug)]
+pub struct FromKernels<'a, Mdl>(pub &'a Mdl);
+
+impl<T, Mdl, const D: usize> SecondOrderKernels<T, D> for FromKernels<'_, Mdl>
 where
     T: Real,
     Mdl: Model<T, D, 0> + PointKernels<T, D> + EulerLagrangeKernels<T, D>,
 {
     fn lagrangian(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> T {
-        Model::lagrangian(self, q, v)
+        Model::lagrangian(self.0, q, v)
     }
 
     fn l_q(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D> {
-        PointKernels::l_q(self, q, v)
+        PointKernels::l_q(self.0, q, v)
     }
 
     fn l_v(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D> {
-        PointKernels::l_v(self, q, v)
+        PointKernels::l_v(self.0, q, v)
     }
 
     fn l_qq(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SMatrix<T, D, D> {
-        columns(|out| PointKernels::l_qq(self, q, v, out))
+        columns(|out| PointKernels::l_qq(self.0, q, v, out))
     }
 
     fn l_qv(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SMatrix<T, D, D> {
-        columns(|out| PointKernels::l_qv(self, q, v, out))
+        columns(|out| PointKernels::l_qv(self.0, q, v, out))
     }
 
     fn l_vv(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SMatrix<T, D, D> {
-        columns(|out| PointKernels::l_vv(self, q, v, out))
+        columns(|out| PointKernels::l_vv(self.0, q, v, out))
     }
 
     fn acceleration(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D> {
-        Point::at(self, q, v).acceleration
+        Point::at(self.0, q, v).acceleration
     }
 
     fn acceleration_jacobians(
@@ -166,7 +171,7 @@ where
         q: &SVector<T, D>,
         v: &SVector<T, D>,
     ) -> (SMatrix<T, D, D>, SMatrix<T, D, D>) {
-        Point::at(self, q, v).jacobians(self, q, v)
+        Point::at(self.0, q, v).jacobians(self.0, q, v)
     }
 
     fn acceleration_second(
@@ -176,11 +181,11 @@ where
         dq: &SVector<T, D>,
         dv: &SVector<T, D>,
     ) -> (SMatrix<T, D, D>, SMatrix<T, D, D>) {
-        let point = Point::at(self, q, v);
-        let (a_q, a_v) = point.jacobians(self, q, v);
+        let point = Point::at(self.0, q, v);
+        let (a_q, a_v) = point.jacobians(self.0, q, v);
         let da = a_q * dq + a_v * dv;
         let (mut e_q, mut e_v, mut e_a) = (SMatrix::zeros(), SMatrix::zeros(), SMatrix::zeros());
-        self.e_tangent_jacobians(
+        self.0.e_tangent_jacobians(
             q,
             v,
             &point.acceleration,

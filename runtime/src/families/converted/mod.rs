@@ -16,12 +16,13 @@ use nalgebra::{SMatrix, SVector};
 
 use crate::model::Real;
 
+pub mod constrained;
 pub mod euler_lagrange;
 pub mod node_form;
 mod scheme;
 pub mod standard;
 
-pub use euler_lagrange::EulerLagrangeKernels;
+pub use euler_lagrange::{EulerLagrangeKernels, FromKernels};
 pub use scheme::{equations, step, ConvertedWorkspace};
 
 /// A model as the standard layer sees it: the Lagrangian `L(q, v)`, the acceleration
@@ -62,6 +63,8 @@ pub trait SecondOrderKernels<T: Real, const N: usize> {
     ) -> (SMatrix<T, N, N>, SMatrix<T, N, N>);
 }
 
+#[cfg(test)]
+mod constrained_tests;
 #[cfg(test)]
 mod test_models;
 #[cfg(test)]

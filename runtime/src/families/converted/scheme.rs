@@ -20,9 +20,10 @@ use nalgebra::{SMatrix, SVector};
 
 use super::node_form::{Bias, Conversion, Equations, Residual};
 use super::standard::flow;
-use super::SecondOrderKernels;
+use super::{EulerLagrangeKernels, FromKernels, SecondOrderKernels};
 use crate::error::SolveError;
-use crate::model::Real;
+use crate::kernels::PointKernels;
+use crate::model::{Model, Real};
 use crate::schemes::{self, StandardLayer};
 use crate::solve::{self, NewtonSystem, StepReport, Storage, Workspace};
 use crate::state::ConvertedState;
@@ -193,20 +194,21 @@ pub fn step<T, Mdl, L, B, const D: usize, const N: usize, K>(
 ) -> Result<(ConvertedState<T, D>, StepReport<T>), SolveError<T>>
 where
     T: Real,
-    Mdl: SecondOrderKernels<T, D>,
+    Mdl: Model<T, D, 0> + PointKernels<T, D> + EulerLagrangeKernels<T, D>,
     L: StandardLayer,
     B: schemes::Bias,
     K: Storage,
 {
     let h = context.h;
     let scheme = &ws.scheme;
-    let equations = Equations::new(model, scheme, h, state.x, state.p);
+    let layer = FromKernels(model);
+    let equations = Equations::new(&layer, scheme, h, state.x, state.p);
     guess(state, equations.t_minus, &mut ws.newton.x);
     let t_plus = equations.t_plus;
     let mut system = System { equations, h };
     let report = solve::solve(&mut ws.newton, &options.newton, &mut system)?;
-    let (q, v, mu) = System::<T, Mdl, D>::unknowns(&ws.newton.x);
-    let x = flow(model, &scheme.tableau, t_plus, &q, &v).q;
+    let (q, v, mu) = System::<T, FromKernels<Mdl>, D>::unknowns(&ws.newton.x);
+    let x = flow(&layer, &scheme.tableau, t_plus, &q, &v).q;
     if x.iter().any(|x| !x.is_finite()) {
         return Err(SolveError::NonFinite {
             iteration: report.iterations,
@@ -237,13 +239,14 @@ pub fn equations<T, Mdl, L, B, const D: usize, const N: usize, K>(
 ) -> Result<(), WrongLength>
 where
     T: Real,
-    Mdl: SecondOrderKernels<T, D>,
+    Mdl: Model<T, D, 0> + PointKernels<T, D> + EulerLagrangeKernels<T, D>,
     L: StandardLayer,
     B: schemes::Bias,
     K: Storage,
 {
     WrongLength::check(N, x, r, jac)?;
-    let equations = Equations::new(model, &ws.scheme, context.h, state.x, state.p);
+    let layer = FromKernels(model);
+    let equations = Equations::new(&layer, &ws.scheme, context.h, state.x, state.p);
     let mut system = System {
         equations,
         h: context.h,
