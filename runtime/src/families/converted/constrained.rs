@@ -180,8 +180,17 @@ where
         q: &SVector<T, D>,
         v: &SVector<T, D>,
     ) -> (SMatrix<T, D, D>, SMatrix<T, D, D>) {
+        let (_, a_q, a_v) = self.acceleration_with_jacobians(q, v);
+        (a_q, a_v)
+    }
+
+    fn acceleration_with_jacobians(
+        &self,
+        q: &SVector<T, D>,
+        v: &SVector<T, D>,
+    ) -> (SVector<T, D>, SMatrix<T, D, D>, SMatrix<T, D, D>) {
         let model = self.0;
-        let jacobians = self.dynamics(q, v).and_then(|d| {
+        let all = self.dynamics(q, v).and_then(|d| {
             let (e_q, e_v) = model.e_jacobians(q, v, &d.acceleration);
             let top_q = model.g_qq_contracted(q, &d.lambda) - e_q;
             let bottom_q = -(model.g_qv(q, &d.acceleration) + model.curvature_q(q, v));
@@ -189,11 +198,11 @@ where
             let two: T = nalgebra::convert(2.0);
             let bottom_v = -(model.g_qv(q, v) * two);
             let (a_v, _) = saddle(&d.mass, &d.g, &(-e_v), &bottom_v).ok()?;
-            Some((a_q, a_v))
+            Some((d.acceleration, a_q, a_v))
         });
-        jacobians.unwrap_or_else(|| {
+        all.unwrap_or_else(|| {
             let nans = SMatrix::from_element(nan());
-            (nans, nans)
+            (SVector::from_element(nan()), nans, nans)
         })
     }
 

@@ -181,8 +181,34 @@ where
         dq: &SVector<T, D>,
         dv: &SVector<T, D>,
     ) -> (SMatrix<T, D, D>, SMatrix<T, D, D>) {
+        let point = self.acceleration_with_jacobians(q, v);
+        self.acceleration_second_at(q, v, &point, dq, dv)
+    }
+
+    fn acceleration_with_jacobians(
+        &self,
+        q: &SVector<T, D>,
+        v: &SVector<T, D>,
+    ) -> (SVector<T, D>, SMatrix<T, D, D>, SMatrix<T, D, D>) {
         let point = Point::at(self.0, q, v);
         let (a_q, a_v) = point.jacobians(self.0, q, v);
+        (point.acceleration, a_q, a_v)
+    }
+
+    fn acceleration_second_at(
+        &self,
+        q: &SVector<T, D>,
+        v: &SVector<T, D>,
+        (acceleration, a_q, a_v): &(SVector<T, D>, SMatrix<T, D, D>, SMatrix<T, D, D>),
+        dq: &SVector<T, D>,
+        dv: &SVector<T, D>,
+    ) -> (SMatrix<T, D, D>, SMatrix<T, D, D>) {
+        // Only L_vv's factors are needed again.
+        let point = Point {
+            acceleration: *acceleration,
+            mass: Lu::factor(columns(|out| PointKernels::l_vv(self.0, q, v, out))).ok(),
+        };
+        let (a_q, a_v) = (*a_q, *a_v);
         let da = a_q * dq + a_v * dv;
         let (mut e_q, mut e_v, mut e_a) = (SMatrix::zeros(), SMatrix::zeros(), SMatrix::zeros());
         self.0.e_tangent_jacobians(

@@ -61,6 +61,36 @@ pub trait SecondOrderKernels<T: Real, const N: usize> {
         dq: &SVector<T, N>,
         dv: &SVector<T, N>,
     ) -> (SMatrix<T, N, N>, SMatrix<T, N, N>);
+
+    /// `(A, ∂A/∂q, ∂A/∂v)` at one point, what the standard layer reads at each stage: by
+    /// default from [`acceleration`](Self::acceleration) and
+    /// [`acceleration_jacobians`](Self::acceleration_jacobians); a model whose two
+    /// share work (one factorisation of `L_vv`) computes them together.
+    #[allow(clippy::type_complexity)]
+    fn acceleration_with_jacobians(
+        &self,
+        q: &SVector<T, N>,
+        v: &SVector<T, N>,
+    ) -> (SVector<T, N>, SMatrix<T, N, N>, SMatrix<T, N, N>) {
+        let (a_q, a_v) = self.acceleration_jacobians(q, v);
+        (self.acceleration(q, v), a_q, a_v)
+    }
+
+    /// [`acceleration_second`](Self::acceleration_second) at a point whose
+    /// [`acceleration_with_jacobians`](Self::acceleration_with_jacobians) the caller
+    /// already has, so that a model need not compute them again.
+    #[allow(clippy::type_complexity)]
+    fn acceleration_second_at(
+        &self,
+        q: &SVector<T, N>,
+        v: &SVector<T, N>,
+        point: &(SVector<T, N>, SMatrix<T, N, N>, SMatrix<T, N, N>),
+        dq: &SVector<T, N>,
+        dv: &SVector<T, N>,
+    ) -> (SMatrix<T, N, N>, SMatrix<T, N, N>) {
+        let _ = point;
+        self.acceleration_second(q, v, dq, dv)
+    }
 }
 
 #[cfg(test)]

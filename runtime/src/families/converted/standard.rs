@@ -175,7 +175,8 @@ fn flow_along<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usi
                 dv_tangent[h] += earlier.dacc_tangent[h] * ta;
             }
         }
-        let (a_q, a_v) = model.acceleration_jacobians(&stage_q, &stage_v);
+        let point = model.acceleration_with_jacobians(&stage_q, &stage_v);
+        let (acc, a_q, a_v) = point;
         let dacc = [0, 1].map(|h| a_q * dq[h] + a_v * dv[h]);
         let (l_q, l_v) = (model.l_q(&stage_q, &stage_v), model.l_v(&stage_q, &stage_v));
         let tb = t * coefficient(tableau.b[i]);
@@ -185,7 +186,7 @@ fn flow_along<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usi
             let q_tangent = dq[0] * u_q + dq[1] * u_v;
             let v_tangent = dv[0] * u_q + dv[1] * u_v;
             let (a_q_tangent, a_v_tangent) =
-                model.acceleration_second(&stage_q, &stage_v, &q_tangent, &v_tangent);
+                model.acceleration_second_at(&stage_q, &stage_v, &point, &q_tangent, &v_tangent);
             dacc_tangent = [0, 1].map(|h| {
                 a_q_tangent * dq[h]
                     + a_v_tangent * dv[h]
@@ -209,7 +210,7 @@ fn flow_along<T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usi
         }
         stages[i] = Stage {
             v: stage_v,
-            acc: model.acceleration(&stage_q, &stage_v),
+            acc,
             dv,
             dacc,
             dv_tangent,
