@@ -5,12 +5,13 @@
 //! against an independent reference.
 use std::println;
 
-use nalgebra::{SMatrix, Vector1, Vector2};
+use nalgebra::{SMatrix, SVector, Vector1, Vector2};
 
 use super::constrained::{
     from_segment, project, project_transpose, step, Constrained, ConstraintKernels,
 };
-use super::node_form::{Bias, Conversion, ConvertedOptions, Iteration};
+use super::node_form::{self, Bias, Conversion, ConvertedOptions, Iteration};
+use super::test_models::{Pendulum, G as PENDULUM_G};
 use super::SecondOrderKernels;
 use crate::state::ConvertedState;
 use crate::tableaux::{Tableau, LAYER_STAGES};
@@ -283,4 +284,81 @@ fn p3_calibration_and_a_rescaled_constraint() {
         (once.v - twice.v).amax(),
     ];
     assert!(gap.iter().all(|&g| g < 1e-12), "{gap:?}");
+}
+
+/// P1 seen as a model with no constraints (`d = 0`).
+impl ConstraintKernels<f64, 1, 0> for Pendulum {
+    fn g(&self, _: &Vector1<f64>) -> SVector<f64, 0> {
+        SVector::zeros()
+    }
+    fn g_q(&self, _: &Vector1<f64>) -> SMatrix<f64, 0, 1> {
+        SMatrix::zeros()
+    }
+    fn g_qq_contracted(&self, _: &Vector1<f64>, _: &SVector<f64, 0>) -> SMatrix<f64, 1, 1> {
+        SMatrix::zeros()
+    }
+    fn g_qv(&self, _: &Vector1<f64>, _: &Vector1<f64>) -> SMatrix<f64, 0, 1> {
+        SMatrix::zeros()
+    }
+    fn curvature_q(&self, _: &Vector1<f64>, _: &Vector1<f64>) -> SMatrix<f64, 0, 1> {
+        SMatrix::zeros()
+    }
+    // E = a − L_q = a + g sin q.
+    fn e_jacobians(
+        &self,
+        q: &Vector1<f64>,
+        _: &Vector1<f64>,
+        _: &Vector1<f64>,
+    ) -> (SMatrix<f64, 1, 1>, SMatrix<f64, 1, 1>) {
+        (
+            SMatrix::<f64, 1, 1>::new(PENDULUM_G * q[0].cos()),
+            SMatrix::zeros(),
+        )
+    }
+}
+
+#[test]
+fn without_constraints_the_constrained_path_is_the_unconstrained_one() {
+    // d = 0: ℙ and Dℙᵀ are the identity and Phase B is the node form's equations, so
+    // both steps reach the same node and segment.
+    let options = ConvertedOptions {
+        tolerance: 1e-13,
+        max_iterations: 50,
+        iteration: Iteration::Newton,
+    };
+    for (tableau, bias) in [
+        (Tableau::rk4().padded(), Bias::Forward),
+        (Tableau::kutta3().padded(), Bias::Symmetric),
+    ] {
+        let scheme: Conversion<LAYER_STAGES> = Conversion { tableau, bias };
+        let start = ConvertedState {
+            t: 0.0,
+            x: Vector1::new(1.0),
+            p: Vector1::new(0.0),
+            q: Vector1::new(1.0),
+            v: Vector1::new(0.0),
+        };
+        let (mut plain, mut constrained) = (start, start);
+        for _ in 0..20 {
+            plain = node_form::step(&Pendulum, &scheme, 0.1, &plain, &options)
+                .expect("converges")
+                .0;
+            constrained = step::<_, _, 1, 0, LAYER_STAGES, 3>(
+                &Pendulum,
+                &scheme,
+                0.1,
+                &constrained,
+                &options,
+            )
+            .expect("converges")
+            .0;
+            let gap = [
+                (plain.x - constrained.x).amax(),
+                (plain.p - constrained.p).amax(),
+                (plain.q - constrained.q).amax(),
+                (plain.v - constrained.v).amax(),
+            ];
+            assert!(gap.iter().all(|&g| g < 1e-12), "{bias:?}: {gap:?}");
+        }
+    }
 }
