@@ -12,6 +12,9 @@ use super::constrained::{
 };
 use super::node_form::{self, Bias, Conversion, ConvertedOptions, Iteration};
 use super::test_models::{Pendulum, G as PENDULUM_G};
+// The pendulum in its angle by classical RK4 in small steps: the reference, with P1's
+// gravity, which is P3's.
+use super::tests::pendulum_reference;
 use super::SecondOrderKernels;
 use crate::state::ConvertedState;
 use crate::tableaux::{Tableau, LAYER_STAGES};
@@ -146,23 +149,6 @@ fn the_projection_and_its_transpose_on_the_circle() {
     assert!((hat - expected).amax() < 1e-15);
 }
 
-/// The pendulum in its angle by classical RK4 in steps of at most 5e-5: the reference.
-fn angle_reference(a: f64, w: f64, t: f64) -> (f64, f64) {
-    let n = (t.abs() * 20_000.0).ceil().max(1.0) as usize;
-    let h = t / n as f64;
-    let f = |a: f64, w: f64| (w, -G * a.sin());
-    let (mut a, mut w) = (a, w);
-    for _ in 0..n {
-        let k1 = f(a, w);
-        let k2 = f(a + 0.5 * h * k1.0, w + 0.5 * h * k1.1);
-        let k3 = f(a + 0.5 * h * k2.0, w + 0.5 * h * k2.1);
-        let k4 = f(a + h * k3.0, w + h * k3.1);
-        a += h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
-        w += h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
-    }
-    (a, w)
-}
-
 /// The largest errors `(w, node x)` of P3 over `[0, 1]` (spec §C.5: from
 /// `q₀ = (sin 1, −cos 1)` at rest), started by Phase A from `w₁` the exact state at
 /// `−α⁻h`, and the largest `|g|`, `|Dg v|` of the segments and `|g|` of the nodes.
@@ -177,7 +163,7 @@ fn p3_run(
         iteration: Iteration::FiniteDifferenceNewton,
     };
     let (alpha_minus, _) = scheme.bias.alphas();
-    let segment_angle = angle_reference(1.0, 0.0, -alpha_minus * h);
+    let segment_angle = pendulum_reference(1.0, 0.0, -alpha_minus * h);
     let (q, v) = on_circle(segment_angle.0, segment_angle.1);
     let mut state: ConvertedState<f64, 2> =
         from_segment::<_, _, 2, 1, LAYER_STAGES, 6>(model, scheme, h, &q, &v).expect("starts");
@@ -196,8 +182,8 @@ fn p3_run(
             .max((model.g_q(&next.q) * next.v)[0].abs())
             .max(model.g(&next.x)[0].abs());
         state = next;
-        node = angle_reference(node.0, node.1, h);
-        segment = angle_reference(segment.0, segment.1, h);
+        node = pendulum_reference(node.0, node.1, h);
+        segment = pendulum_reference(segment.0, segment.1, h);
     }
     (worst, constraints, state)
 }

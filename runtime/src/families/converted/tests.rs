@@ -224,7 +224,7 @@ fn euler_symmetric_is_the_midpoint_lagrangian_integrator() {
 /// Classical RK4 on the pendulum's first-order system over `t` in steps of at most
 /// 5e-5 (error below 1e-14 over T = 2): the reference, independent of the standard
 /// layer.
-fn pendulum_reference(q: f64, v: f64, t: f64) -> (f64, f64) {
+pub(super) fn pendulum_reference(q: f64, v: f64, t: f64) -> (f64, f64) {
     let n = (t.abs() * 20_000.0).ceil().max(1.0) as usize;
     let h = t / n as f64;
     let f = |q: f64, v: f64| (v, -G * q.sin());
