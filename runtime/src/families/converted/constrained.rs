@@ -36,6 +36,7 @@
 //! solves; an exact one would need their derivatives too).
 use nalgebra::{SMatrix, SVector};
 
+use super::euler_lagrange::nan;
 use super::node_form::{Conversion, ConvertedOptions};
 use super::standard::flow;
 use super::SecondOrderKernels;
@@ -86,11 +87,6 @@ fn saddle<T: Real, const D: usize, const M: usize, const C: usize>(
     let mut y = g * a_inv_f - c;
     Lu::factor(g * a_inv_gt)?.solve_matrix_in_place(&mut y);
     Ok((a_inv_f - a_inv_gt * y, y))
-}
-
-/// NaN in `T`.
-fn nan<T: Real>() -> T {
-    nalgebra::convert(f64::NAN)
 }
 
 /// A model with holonomic constraints as the standard layer sees it: the unconstrained
@@ -289,6 +285,18 @@ fn slice<T: Real, const X: usize, const L: usize>(x: &SVector<T, X>, from: usize
     SVector::from_fn(|i, _| x[from + i])
 }
 
+/// The blocks one after another in a vector of `X` entries (their lengths sum to `X`).
+fn stack<'b, T: Real, const X: usize>(blocks: impl IntoIterator<Item = &'b [T]>) -> SVector<T, X> {
+    let mut out = SVector::<T, X>::zeros();
+    let mut at = 0;
+    for block in blocks {
+        out.as_mut_slice()[at..at + block.len()].copy_from_slice(block);
+        at += block.len();
+    }
+    debug_assert_eq!(at, X, "the blocks fill the vector");
+    out
+}
+
 /// Phase B's equations at the node `(q̄, μ)` (the module's doc).
 struct PhaseB<'a, T: Real, K, const D: usize, const M: usize, const S: usize> {
     model: &'a K,
@@ -321,20 +329,15 @@ impl<T: Real, const D: usize, const M: usize> Unknowns<T, D, M> {
         }
     }
 
-    fn write<const X: usize>(&self, x: &mut SVector<T, X>) {
-        let blocks: [&[T]; 6] = [
+    fn stacked<const X: usize>(&self) -> SVector<T, X> {
+        stack([
             self.q.as_slice(),
             self.v.as_slice(),
             self.theta.as_slice(),
             self.lambda.as_slice(),
             self.nu1.as_slice(),
             self.nu2.as_slice(),
-        ];
-        let mut at = 0;
-        for block in blocks {
-            x.as_mut_slice()[at..at + block.len()].copy_from_slice(block);
-            at += block.len();
-        }
+        ])
     }
 }
 
@@ -350,12 +353,12 @@ where
         node: SVector<T, D>,
         momentum: SVector<T, D>,
     ) -> Self {
-        let (alpha_minus, alpha_plus) = scheme.bias.alphas();
+        let (t_minus, t_plus) = scheme.bias.signed_steps(h);
         Self {
             model,
             scheme,
-            t_minus: h * nalgebra::convert(alpha_minus),
-            t_plus: h * nalgebra::convert(alpha_plus),
+            t_minus,
+            t_plus,
             node,
             momentum,
         }
@@ -387,16 +390,11 @@ where
             - g.transpose() * u.nu2;
         let rows: [SVector<T, D>; 3] = [position, momentum_q, momentum_v];
         let constraints: [SVector<T, M>; 3] = [model.g_q(&next) * u.lambda, model.g(&u.q), g * u.v];
-        let mut r = SVector::<T, X>::zeros();
         let blocks = rows
             .iter()
             .map(|b| b.as_slice())
             .chain(constraints.iter().map(|b| b.as_slice()));
-        let mut at = 0;
-        for block in blocks {
-            r.as_mut_slice()[at..at + block.len()].copy_from_slice(block);
-            at += block.len();
-        }
+        let r = stack(blocks);
         Ok((r, next))
     }
 
@@ -438,8 +436,7 @@ where
     const { assert!(X == 3 * D + 3 * M, "Phase B has 3D + 3M unknowns") };
     let equations = PhaseB::<T, K, D, M, S>::new(model, scheme, h, state.x, state.p);
     // The guess: the last segment, its position placed so that x⁻ ≈ q̄; λ⁺ = μ.
-    let mut x = SVector::<T, X>::zeros();
-    Unknowns::<T, D, M> {
+    let mut x: SVector<T, X> = Unknowns::<T, D, M> {
         q: state.x - state.v * equations.t_minus,
         v: state.v,
         theta: SVector::zeros(),
@@ -447,7 +444,7 @@ where
         nu1: SVector::zeros(),
         nu2: SVector::zeros(),
     }
-    .write(&mut x);
+    .stacked();
     for iteration in 1..=options.max_iterations {
         let (r, _) = equations.residual(&x)?;
         let jac = equations.jacobian(&x)?;
@@ -533,18 +530,12 @@ where
             + plus.q_v.transpose() * mu_hat
             + g.transpose() * nu2;
         let tangents = [model.g_q(&start) * lambda, model.g_q(&next) * mu];
-        let mut out = SVector::<T, Y>::zeros();
-        let blocks: [&[T]; 4] = [
+        let out: SVector<T, Y> = stack([
             rows_q.as_slice(),
             rows_v.as_slice(),
             tangents[0].as_slice(),
             tangents[1].as_slice(),
-        ];
-        let mut at = 0;
-        for block in blocks {
-            out.as_mut_slice()[at..at + block.len()].copy_from_slice(block);
-            at += block.len();
-        }
+        ]);
         Ok(out)
     };
     let mut matrix = SMatrix::<T, Y, Y>::zeros();

@@ -62,7 +62,7 @@ pub trait EulerLagrangeKernels<T: Real, const D: usize> {
 }
 
 /// NaN in `T`: what a singular `L_vv` makes of `A` and its derivatives.
-fn nan<T: Real>() -> T {
+pub(super) fn nan<T: Real>() -> T {
     nalgebra::convert(f64::NAN)
 }
 

@@ -51,6 +51,15 @@ impl Bias {
         }
     }
 
+    /// The end maps' signed steps `(t⁻, t⁺) = (hα⁻, hα⁺)`.
+    pub fn signed_steps<T: Real>(self, h: T) -> (T, T) {
+        let (alpha_minus, alpha_plus) = self.alphas();
+        (
+            h * nalgebra::convert(alpha_minus),
+            h * nalgebra::convert(alpha_plus),
+        )
+    }
+
     /// The bias named `name`, as the catalogue's `Bias` choices are (`Forward`,
     /// `Symmetric`); `None` for another name.
     pub fn named(name: &str) -> Option<Self> {
@@ -131,12 +140,12 @@ impl<'a, T: Real, K: SecondOrderKernels<T, N>, const N: usize, const S: usize>
         x: SVector<T, N>,
         p: SVector<T, N>,
     ) -> Self {
-        let (alpha_minus, alpha_plus) = scheme.bias.alphas();
+        let (t_minus, t_plus) = scheme.bias.signed_steps(h);
         Self {
             model,
             tableau: &scheme.tableau,
-            t_minus: h * nalgebra::convert(alpha_minus),
-            t_plus: h * nalgebra::convert(alpha_plus),
+            t_minus,
+            t_plus,
             x,
             p,
         }
