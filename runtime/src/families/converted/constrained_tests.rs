@@ -25,11 +25,11 @@ const G: f64 = 9.81;
 /// P3: a unit mass in the plane, `L = ½|v|² − g y`, on the circle
 /// `g(q) = s ½(|q|² − 1) = 0` (`s = 1` in the spec; another `s` describes the same
 /// constraint).
-struct CartesianPendulum {
+pub(super) struct CartesianPendulum {
     scale: f64,
 }
 
-const P3: CartesianPendulum = CartesianPendulum { scale: 1.0 };
+pub(super) const P3: CartesianPendulum = CartesianPendulum { scale: 1.0 };
 
 impl SecondOrderKernels<f64, 2> for CartesianPendulum {
     fn lagrangian(&self, q: &Vector2<f64>, v: &Vector2<f64>) -> f64 {
@@ -101,7 +101,7 @@ impl ConstraintKernels<f64, 2, 1> for CartesianPendulum {
 }
 
 /// A point of `TQ`: on the circle at angle `a`, tangent velocity `w`.
-fn on_circle(a: f64, w: f64) -> (Vector2<f64>, Vector2<f64>) {
+pub(super) fn on_circle(a: f64, w: f64) -> (Vector2<f64>, Vector2<f64>) {
     (
         Vector2::new(a.sin(), -a.cos()),
         Vector2::new(a.cos(), a.sin()) * w,

@@ -96,6 +96,8 @@ pub trait SecondOrderKernels<T: Real, const N: usize> {
 #[cfg(test)]
 mod constrained_tests;
 #[cfg(test)]
+mod stage4_tests;
+#[cfg(test)]
 mod test_models;
 #[cfg(test)]
 mod tests;
