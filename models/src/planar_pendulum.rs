@@ -31,7 +31,12 @@ model! {
         kinetic = 0.5 * m * (x_dot * x_dot + y_dot * y_dot);
         potential = m * g * y + a * x * x * x * x + b * y * y * y;
         holonomic { rod: 0.5 * (x * x + y * y - l * l) }
-        schemes { Galerkin(2, 2, Gauss(2)), Galerkin(3, 3, Gauss(3)) }
+        schemes {
+            Galerkin(2, 2, Gauss(2)),
+            Galerkin(3, 3, Gauss(3)),
+            ConvertedHolonomic(Rk4, Forward),
+            ConvertedHolonomic(Kutta3, Symmetric),
+        }
     }
 }
 

@@ -87,7 +87,7 @@ pub mod __private {
     pub const fn sparse_threshold() -> f64 {
         crate::solve::sparse::THRESHOLD
     }
-    pub use crate::families::converted::EulerLagrangeKernels;
+    pub use crate::families::converted::{CurvatureKernels, EulerLagrangeKernels};
     pub use crate::linearize::{Linearize, Linearized};
     pub use crate::solve::{max_abs, StepReport, Storage, Workspace};
     pub use crate::state::{

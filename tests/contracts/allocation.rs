@@ -17,7 +17,7 @@ use livens::solve::{Boxed, Inline, Storage};
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{
     AnglePendulum, Chain10, HeavyTop, LagrangeTop, MassSpring, ParticleOnTorus, Pendulum3d,
-    SphericalPendulum, SpringPendulum,
+    PlanarPendulum, SphericalPendulum, SpringPendulum,
 };
 
 struct CountingAllocator;
@@ -256,6 +256,18 @@ fn every_scheme_of_the_angle_pendulum_allocates_nothing() {
     let node = model.initial_state().unwrap();
     let checked = every_declared_scheme(model, AnglePendulum::DEFAULT_STEP, node);
     assert!(checked.iter().any(|s| s == "Converted"), "{checked:?}");
+}
+
+/// The constrained converted schemes: Phase B's difference Jacobian and its nested
+/// projections, and the Galerkin schemes, on the stack.
+#[test]
+fn every_scheme_of_the_planar_pendulum_allocates_nothing() {
+    let model = PlanarPendulum::new();
+    let node = model.initial_state().unwrap();
+    let checked = every_declared_scheme(model, PlanarPendulum::DEFAULT_STEP, node);
+    for scheme in ["ConvertedHolonomic", "Galerkin"] {
+        assert!(checked.iter().any(|s| s == scheme), "{scheme}: {checked:?}");
+    }
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! One test binary per theme, each file a module: the models and schemes a theme
 //! shares are compiled and linked once (`cargo test --test stages MODULE::`).
 mod converted;
+mod converted_holonomic;
 mod prk;
 mod sleigh;
 

@@ -55,7 +55,7 @@ fn store_columns(model: &Model, outputs: &[(TokenStream, &[Vec<Id>])]) -> TokenS
 /// `impl EulerLagrangeKernels<T, D>` for the model (see the module's doc).
 pub fn kernels(model: &mut Model, quantities: &Quantities) -> TokenStream {
     let p = private();
-    let dl = lit(model.dim());
+    let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
     let (q, v) = (model.q.clone(), model.v.clone());
     let (a, a_nodes) = inputs(model, "a");
     let (_, dq) = inputs(model, "dq");
@@ -110,6 +110,9 @@ pub fn kernels(model: &mut Model, quantities: &Quantities) -> TokenStream {
     quote! {
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #p::EulerLagrangeKernels<T, #dl> for #name<T> {
+            fn lagrangian(&self, q: &#vec, v: &#vec) -> T {
+                <Self as #p::Model<T, #dl, #ml>>::lagrangian(self, q, v)
+            }
             fn e_jacobians(&self, q: &#vec, v: &#vec, a: &#vec, e_q: #matrix, e_v: #matrix) {
                 let (q, v, a) = (&q.data.0[0], &v.data.0[0], &a.data.0[0]);
                 #jacobians

@@ -277,6 +277,46 @@ pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
     }
 }
 
+/// `impl CurvatureKernels<T, D, M>`: `∂(D²Φᵃ(q)(v, v))/∂q`, third derivatives of the
+/// holonomic constraints, which the constrained converted schemes' standard layer reads
+/// (the saddle system's right-hand side `D²Φ(v, v)` differentiated by `q`). Emitted only
+/// for a model that declares such a scheme.
+pub fn curvature_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream {
+    let p = private();
+    let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
+    let qv = model.q.clone();
+    let velocity: Vec<Id> = model
+        .v
+        .clone()
+        .into_iter()
+        .map(|v| model.graph.var_node(v))
+        .collect();
+    let rows: Vec<Vec<Id>> = quantities
+        .jac
+        .iter()
+        .map(|row| {
+            // D²Φᵃ(v, v) = Σₖ vₖ ∂(DΦᵃ v)/∂qₖ.
+            let times_v = model.graph.dot(row, &velocity);
+            let by_q = model.graph.gradient(times_v, &qv);
+            let curvature = model.graph.dot(&by_q, &velocity);
+            model.graph.gradient(curvature, &qv)
+        })
+        .collect();
+    let body = columns_body(model, &rows);
+    let name = &model.name;
+    let vec = quote!(#p::SVector<T, #dl>);
+    quote! {
+        #[allow(unused_variables, clippy::all)]
+        impl<T: #p::Real> #p::CurvatureKernels<T, #dl, #ml> for #name<T> {
+            #[inline]
+            fn phi_vv_q(&self, q: &#vec, v: &#vec, out: &mut [[T; #ml]; #dl]) {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #body
+            }
+        }
+    }
+}
+
 /// `impl NonholonomicKernels<T, D, K>` for a model with a `nonholonomic` block: `A(q)`,
 /// `∂(Aᵀ λ)/∂q` and `∂(A v)/∂q`; nothing without one. In a model that also has holonomic
 /// constraints `g(q) = 0`, their velocity forms `G(q) v = 0` are `A`'s last rows

@@ -60,6 +60,9 @@ pub fn expand(
     if reads(Kernels::EulerLagrange) {
         out.extend(euler_lagrange::kernels(model, quantities));
     }
+    if reads(Kernels::Curvature) {
+        out.extend(kernels::curvature_kernels(model, quantities));
+    }
     out.extend(scheme::impls(model, quantities, schemes)?);
     out.extend(scheme::declared_schemes(model, schemes));
     debug_assert!(model.graph.check_memo(), "no two ids for one node");

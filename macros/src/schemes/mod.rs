@@ -79,6 +79,9 @@ pub enum Kernels {
     /// The Euler–Lagrange expression's third and fourth derivatives, from which a
     /// converted scheme's standard layer gets the acceleration and its derivatives.
     EulerLagrange,
+    /// The holonomic constraints' third derivatives `∂(D²Φ(v, v))/∂q`, which a
+    /// constrained converted scheme's standard layer reads.
+    Curvature,
 }
 
 /// The pattern rules of `emit/stage_patterns.rs`.

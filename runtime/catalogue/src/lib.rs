@@ -200,6 +200,18 @@ macro_rules! with_catalogue {
                     pattern: none,
                     partners: none,
                 }
+                /// The same with holonomic constraints (`families::converted_holonomic`):
+                /// the constrained acceleration from the saddle system, the end points
+                /// projected onto the constraints; the Jacobian by differences.
+                ConvertedHolonomic {
+                    kind: assembled,
+                    driver: converted_holonomic,
+                    workspace: ConvertedHolonomicWorkspace[L, B, d, m],
+                    state: ConvertedState[d],
+                    kernels: [Holonomic, EulerLagrange, Curvature],
+                    pattern: none,
+                    partners: none,
+                }
             }
 
             /// First-order GGL variational integrator, "VI-S" (Kinon, Betsch, Schneider 2023,
@@ -1032,6 +1044,44 @@ macro_rules! with_catalogue {
                 requires: { mass: Regular, constraints: Unconstrained, model: Any, forces: false },
                 constraints_at_nodes: false,
                 note: "the state reports the node `(x, p)`; the standard layer's segment state `(q, v)` rides along as the next step's guess",
+            }
+
+            /// The conversion with holonomic constraints `g(q) = 0` (Patrick, Cuell,
+            /// Spiteri, Zhang, Sect. 3, Figs. 1–2; spec next_packages §C.4 with its two
+            /// corrections): the standard layer `L` runs on the constrained second-order
+            /// system, `[[L_vv, −Gᵀ], [−G, 0]] [A; λ] = [L_q − L_vq v; D²g(v, v)]`, and
+            /// the end points are projected onto the constraints by
+            /// `ℙ(q̂) = (q, θ)`: `q̂ − q − Dg(q)ᵀθ = 0`, `g(q) = 0` (3.2), the momenta by
+            /// `Dℙᵀ` (4.7). One step from the node `(q̄, μ)` (Phase B):
+            ///
+            /// ```text
+            /// R^q_{hα⁻}(w) − q̄ − Dg(q̄)ᵀθ⁺ = 0
+            /// DL_h(w) − λ̂⁺ DR^q_{hα⁺}(w) + μ̂ DR^q_{hα⁻}(w) − ν₁[Dg(q), 0] − ν₂[vᵀD²g(q), Dg(q)] = 0
+            /// λ⁺ Dg(q⁺)ᵀ = 0,   g(q) = 0,   Dg(q) v = 0
+            /// x_{k+1} = q⁺ = ℙ(R^q_{hα⁺}(w)),   p_{k+1} = λ⁺
+            /// ```
+            ///
+            /// Unknowns `(q, v, θ⁺, λ⁺, ν₁, ν₂)`, `3d + 3m`, Newton with a difference
+            /// Jacobian (nested solves of ℙ and `Dℙᵀ` inside the residual). `g = 0` at
+            /// every node, `g = 0` and `Dg v = 0` at every segment; the order of `L`, the
+            /// next even one with `Symmetric`.
+            ConvertedHolonomic<L in StandardLayer, B in Bias> {
+                marker: unit,
+                label: "Converted, holonomic",
+                family: ConvertedHolonomic,
+                source: "Patrick, Cuell, Spiteri, Zhang, Sect. 3, Figs. 1–2; spec next_packages §C.4",
+                equations: "Phase B (spec §C.4)",
+                unknowns: [q: d, v: d, theta: m, lambda: d, nu1: m, nu2: m],
+                order: {
+                    q: converted_order(L, B),
+                    p: converted_order(L, B),
+                    multipliers: None,
+                },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Regular, constraints: Holonomic, model: Any, forces: false },
+                constraints_at_nodes: true,
+                note: "`g = 0` at nodes; `g = 0` and `Dg v = 0` at the segments; the Jacobian is by differences",
             }
         }
     };

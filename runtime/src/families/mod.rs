@@ -4,6 +4,9 @@
 //! its equations and block Jacobian over one shared skeleton ([`stages`]).
 mod blocks;
 pub mod converted;
+/// The constrained converted schemes' driver (`ConvertedHolonomic`), by the name the
+/// catalogue's family entry gives it.
+pub use converted::holonomic as converted_holonomic;
 pub mod galerkin;
 mod point;
 pub mod prk;

@@ -39,11 +39,13 @@ use nalgebra::{SMatrix, SVector};
 use super::euler_lagrange::nan;
 use super::node_form::{Conversion, ConvertedOptions};
 use super::standard::flow;
-use super::SecondOrderKernels;
+use super::{EulerLagrangeKernels, FromKernels, SecondOrderKernels};
 use crate::error::SolveError;
+use crate::kernels::{HolonomicKernels, PointKernels};
 use crate::model::Real;
 use crate::solve::lu::Lu;
-use crate::solve::max_abs;
+use crate::solve::{self, max_abs, JacobianUpdate, NewtonOptions, NewtonSystem, StepReport};
+use crate::solve::{Storage, Workspace};
 use crate::state::ConvertedState;
 
 /// What the constrained standard layer and the projection read of a model besides its
@@ -68,6 +70,61 @@ pub trait ConstraintKernels<T: Real, const D: usize, const M: usize> {
         v: &SVector<T, D>,
         a: &SVector<T, D>,
     ) -> (SMatrix<T, D, D>, SMatrix<T, D, D>);
+}
+
+/// The holonomic constraints' third derivatives, which the constrained standard layer
+/// reads besides [`HolonomicKernels`] (`A_q` differentiates the saddle system's
+/// right-hand side `D²Φ(v, v)`). `model!` emits it for a model that declares a
+/// constrained converted scheme.
+pub trait CurvatureKernels<T: Real, const D: usize, const M: usize> {
+    /// `∂(D²Φᵃ(q)(v, v))/∂q`, `M × D`: `out[j][a] = Σₖₗ vₖ vₗ ∂³Φᵃ/∂qₖ∂qₗ∂qⱼ`.
+    fn phi_vv_q(&self, q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; M]; D]);
+}
+
+/// A matrix written by a kernel into column storage.
+fn written<T: Real, const R: usize, const C: usize>(
+    write: impl FnOnce(&mut [[T; R]; C]),
+) -> SMatrix<T, R, C> {
+    let mut m = SMatrix::<T, R, C>::zeros();
+    write(&mut m.data.0);
+    m
+}
+
+/// A model's emitted kernels as the constrained layer reads them: the holonomic
+/// kernels, their [`CurvatureKernels`] and the Euler–Lagrange Jacobians.
+impl<T, Mdl, const D: usize, const M: usize> ConstraintKernels<T, D, M> for FromKernels<'_, Mdl>
+where
+    T: Real,
+    Mdl: PointKernels<T, D>
+        + EulerLagrangeKernels<T, D>
+        + HolonomicKernels<T, D, M>
+        + CurvatureKernels<T, D, M>,
+{
+    fn g(&self, q: &SVector<T, D>) -> SVector<T, M> {
+        self.0.phi(q)
+    }
+    fn g_q(&self, q: &SVector<T, D>) -> SMatrix<T, M, D> {
+        written(|out| self.0.phi_q(q, out))
+    }
+    fn g_qq_contracted(&self, q: &SVector<T, D>, lambda: &SVector<T, M>) -> SMatrix<T, D, D> {
+        written(|out| self.0.phi_qq_contracted(q, lambda, out))
+    }
+    fn g_qv(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SMatrix<T, M, D> {
+        written(|out| self.0.phi_qv(q, v, out))
+    }
+    fn curvature_q(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SMatrix<T, M, D> {
+        written(|out| self.0.phi_vv_q(q, v, out))
+    }
+    fn e_jacobians(
+        &self,
+        q: &SVector<T, D>,
+        v: &SVector<T, D>,
+        a: &SVector<T, D>,
+    ) -> (SMatrix<T, D, D>, SMatrix<T, D, D>) {
+        let mut e_v = SMatrix::zeros();
+        let e_q = written(|e_q| self.0.e_jacobians(q, v, a, e_q, &mut e_v.data.0));
+        (e_q, e_v)
+    }
 }
 
 /// `[[A, Gᵀ], [G, 0]] [x; y] = [f; c]` for a regular `A` (factored) and a `G` of full
@@ -298,7 +355,7 @@ fn stack<'b, T: Real, const X: usize>(blocks: impl IntoIterator<Item = &'b [T]>)
 }
 
 /// Phase B's equations at the node `(q̄, μ)` (the module's doc).
-struct PhaseB<'a, T: Real, K, const D: usize, const M: usize, const S: usize> {
+pub(super) struct PhaseB<'a, T: Real, K, const D: usize, const M: usize, const S: usize> {
     model: &'a K,
     scheme: &'a Conversion<S>,
     t_minus: T,
@@ -346,7 +403,7 @@ where
     T: Real,
     K: SecondOrderKernels<T, D> + ConstraintKernels<T, D, M>,
 {
-    fn new(
+    pub(super) fn new(
         model: &'a K,
         scheme: &'a Conversion<S>,
         h: T,
@@ -366,7 +423,7 @@ where
 
     /// The residual at `x` (equations in the module doc's order) and the next node
     /// position `q₂⁺`.
-    fn residual<const X: usize>(
+    fn evaluate<const X: usize>(
         &self,
         x: &SVector<T, X>,
     ) -> Result<(SVector<T, X>, SVector<T, D>), SolveError<T>> {
@@ -410,18 +467,114 @@ where
             let (mut ahead, mut behind) = (*x, *x);
             ahead[j] += e;
             behind[j] -= e;
-            let column = (self.residual(&ahead)?.0 - self.residual(&behind)?.0) / (e + e);
+            let column = (self.evaluate(&ahead)?.0 - self.evaluate(&behind)?.0) / (e + e);
             jac.set_column(j, &column);
         }
         Ok(jac)
     }
 }
 
+/// Phase B as Newton sees it: a residual that is NaN where a nested projection fails
+/// (which the driver reports as a non-finite residual), and its central differences.
+impl<T, K, const D: usize, const M: usize, const S: usize, const X: usize> NewtonSystem<T, X>
+    for PhaseB<'_, T, K, D, M, S>
+where
+    T: Real,
+    K: SecondOrderKernels<T, D> + ConstraintKernels<T, D, M>,
+{
+    fn residual(&mut self, x: &SVector<T, X>, r: &mut SVector<T, X>) {
+        *r = self
+            .evaluate(x)
+            .map_or_else(|_| SVector::from_element(nan()), |(r, _)| r);
+    }
+
+    fn residual_and_jacobian(
+        &mut self,
+        x: &SVector<T, X>,
+        r: &mut SVector<T, X>,
+        jac: &mut [[T; X]; X],
+    ) {
+        NewtonSystem::residual(self, x, r);
+        *jac = self
+            .jacobian(x)
+            .map_or_else(|_| [[nan(); X]; X], |j| j.data.0);
+    }
+}
+
+impl<'a, T, K, const D: usize, const M: usize, const S: usize> PhaseB<'a, T, K, D, M, S>
+where
+    T: Real,
+    K: SecondOrderKernels<T, D> + ConstraintKernels<T, D, M>,
+{
+    /// Newton's starting point: the last segment, its position placed so that
+    /// `x⁻ ≈ q̄`; `λ⁺ = μ`; no fibre, no `ν`.
+    fn guess<const X: usize>(&self, state: &ConvertedState<T, D>) -> SVector<T, X> {
+        Unknowns::<T, D, M> {
+            q: state.x - state.v * self.t_minus,
+            v: state.v,
+            theta: SVector::zeros(),
+            lambda: state.p,
+            nu1: SVector::zeros(),
+            nu2: SVector::zeros(),
+        }
+        .stacked()
+    }
+
+    /// The next state from Phase B's solution `x`: the node `(q₂⁺, λ⁺)` and the
+    /// segment `(q₂, v₂)`.
+    fn next<const X: usize>(
+        &self,
+        x: &SVector<T, X>,
+        t: T,
+    ) -> Result<ConvertedState<T, D>, SolveError<T>> {
+        let (_, node) = self.evaluate(x)?;
+        let u = Unknowns::<T, D, M>::of(x);
+        Ok(ConvertedState {
+            t,
+            x: node,
+            p: u.lambda,
+            q: u.q,
+            v: u.v,
+        })
+    }
+}
+
 /// One step of the constrained conversion (Phase B) from `state`, its node on the
-/// constraints and its momentum tangent to them, by Newton with a difference Jacobian
-/// (`options.iteration` is not read): the new state and the iterations taken. `X` is
-/// the count of unknowns, `3D + 3M`. A failed solve is an error; `state` is the
-/// caller's, unchanged.
+/// constraints, on the shared Newton driver with `ws` (its `X = 3D + 3M` unknowns;
+/// the solution stays in `ws.x`) and `options`: the new state and Newton's report. The
+/// Jacobian is central differences of the residual; `JacobianUpdate::Chord` and
+/// `Reuse` keep it across iterations as for any system. A failed solve is an error;
+/// `state` is the caller's, unchanged.
+#[allow(clippy::type_complexity)]
+pub fn solve_step<T, K, Sto, const D: usize, const M: usize, const S: usize, const X: usize>(
+    model: &K,
+    scheme: &Conversion<S>,
+    h: T,
+    state: &ConvertedState<T, D>,
+    ws: &mut Workspace<T, X, Sto>,
+    options: &NewtonOptions<T>,
+) -> Result<(ConvertedState<T, D>, StepReport<T>), SolveError<T>>
+where
+    T: Real,
+    K: SecondOrderKernels<T, D> + ConstraintKernels<T, D, M>,
+    Sto: Storage,
+{
+    const { assert!(X == 3 * D + 3 * M, "Phase B has 3D + 3M unknowns") };
+    let mut equations = PhaseB::<T, K, D, M, S>::new(model, scheme, h, state.x, state.p);
+    ws.x = equations.guess(state);
+    let report = solve::solve(ws, options, &mut equations)?;
+    let next = equations.next(&ws.x, state.t + h)?;
+    if next.x.iter().chain(next.p.iter()).any(|x| !x.is_finite()) {
+        return Err(SolveError::NonFinite {
+            iteration: report.iterations,
+        });
+    }
+    Ok((next, report))
+}
+
+/// [`solve_step`] with the node form's options (`options.iteration` is not read: the
+/// Jacobian is by differences) and a workspace of its own: the new state and the
+/// iterations taken.
 pub fn step<T, K, const D: usize, const M: usize, const S: usize, const X: usize>(
     model: &K,
     scheme: &Conversion<S>,
@@ -433,53 +586,16 @@ where
     T: Real,
     K: SecondOrderKernels<T, D> + ConstraintKernels<T, D, M>,
 {
-    const { assert!(X == 3 * D + 3 * M, "Phase B has 3D + 3M unknowns") };
-    let equations = PhaseB::<T, K, D, M, S>::new(model, scheme, h, state.x, state.p);
-    // The guess: the last segment, its position placed so that x⁻ ≈ q̄; λ⁺ = μ.
-    let mut x: SVector<T, X> = Unknowns::<T, D, M> {
-        q: state.x - state.v * equations.t_minus,
-        v: state.v,
-        theta: SVector::zeros(),
-        lambda: state.p,
-        nu1: SVector::zeros(),
-        nu2: SVector::zeros(),
-    }
-    .stacked();
-    for iteration in 1..=options.max_iterations {
-        let (r, _) = equations.residual(&x)?;
-        let jac = equations.jacobian(&x)?;
-        let mut delta = -r;
-        Lu::factor(jac)
-            .map_err(|_| SolveError::SingularJacobian {
-                iteration,
-                column: 0,
-            })?
-            .solve_in_place(&mut delta);
-        x += delta;
-        let size = max_abs(&delta);
-        if !size.is_finite() {
-            return Err(SolveError::NonFinite { iteration });
-        }
-        if size <= options.tolerance {
-            let (_, next) = equations.residual(&x)?;
-            let u = Unknowns::<T, D, M>::of(&x);
-            return Ok((
-                ConvertedState {
-                    t: state.t + h,
-                    x: next,
-                    p: u.lambda,
-                    q: u.q,
-                    v: u.v,
-                },
-                iteration,
-            ));
-        }
-    }
-    let residual = max_abs(&equations.residual(&x)?.0);
-    Err(SolveError::MaxIterations {
-        iterations: options.max_iterations,
-        residual,
-    })
+    let newton = NewtonOptions {
+        tolerance: options.tolerance,
+        max_iterations: options.max_iterations,
+        divergence: None,
+        jacobian: JacobianUpdate::EveryIteration,
+    };
+    let mut ws = Workspace::<T, X>::new();
+    let (next, report) =
+        solve_step::<T, K, _, D, M, S, X>(model, scheme, h, state, &mut ws, &newton)?;
+    Ok((next, report.iterations))
 }
 
 /// Phase A: the node `(q₁⁻, −λ⁻)` of a segment state `w₁ = (q, v)` on the constraints

@@ -26,7 +26,7 @@ use nalgebra::{SMatrix, SVector};
 
 use super::SecondOrderKernels;
 use crate::kernels::PointKernels;
-use crate::model::{Model, Real};
+use crate::model::Real;
 use crate::solve::lu::Lu;
 
 /// The derivatives of the Euler–Lagrange expression `E(q, v, a)` of the module's doc,
@@ -34,6 +34,10 @@ use crate::solve::lu::Lu;
 /// written in column storage (`out[j][i]` is row `i`, column `j`; every entry is
 /// written), as [`PointKernels`]' are.
 pub trait EulerLagrangeKernels<T: Real, const D: usize> {
+    /// `L(q, v)`: the model's Lagrangian, whatever its count of constraints (the
+    /// standard layer's action reads it).
+    fn lagrangian(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> T;
+
     /// `E_q[j][i] = ∂Eᵢ/∂qⱼ` and `E_v[j][i] = ∂Eᵢ/∂vⱼ` at `(q, v, a)`: third
     /// derivatives of `L` contracted with `a` and `v`.
     fn e_jacobians(
@@ -136,10 +140,10 @@ pub struct FromKernels<'a, Mdl>(pub &'a Mdl);
 impl<T, Mdl, const D: usize> SecondOrderKernels<T, D> for FromKernels<'_, Mdl>
 where
     T: Real,
-    Mdl: Model<T, D, 0> + PointKernels<T, D> + EulerLagrangeKernels<T, D>,
+    Mdl: PointKernels<T, D> + EulerLagrangeKernels<T, D>,
 {
     fn lagrangian(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> T {
-        Model::lagrangian(self.0, q, v)
+        EulerLagrangeKernels::lagrangian(self.0, q, v)
     }
 
     fn l_q(&self, q: &SVector<T, D>, v: &SVector<T, D>) -> SVector<T, D> {

@@ -18,10 +18,12 @@ use crate::model::Real;
 
 pub mod constrained;
 pub mod euler_lagrange;
+pub mod holonomic;
 pub mod node_form;
 mod scheme;
 pub mod standard;
 
+pub use constrained::CurvatureKernels;
 pub use euler_lagrange::{EulerLagrangeKernels, FromKernels};
 pub use scheme::{equations, step, ConvertedWorkspace};
 

@@ -51,17 +51,9 @@ where
     /// the catalogue's lists).
     pub fn declared() -> Self {
         const { assert!(N == 3 * D, "a converted step has 3D unknowns") };
-        let tableau = match Tableau::standard_layer(L::NAME) {
-            Some(tableau) => tableau,
-            None => panic!("the standard layer `{}` is not built in", L::NAME),
-        };
-        let bias = match Bias::named(B::NAME) {
-            Some(bias) => bias,
-            None => panic!("the bias `{}` is not built in", B::NAME),
-        };
         Self {
             newton: Workspace::new(),
-            scheme: Conversion { tableau, bias },
+            scheme: declared_conversion::<L, B>(),
             choices: PhantomData,
         }
     }
@@ -70,6 +62,21 @@ where
     pub fn conversion(&self) -> &Conversion<LAYER_STAGES> {
         &self.scheme
     }
+}
+
+/// The built-in tableau and bias the catalogue's choices `L`, `B` name. Every choice of
+/// `StandardLayer` and `Bias` names one (a test checks the catalogue's lists).
+pub(super) fn declared_conversion<L: StandardLayer, B: schemes::Bias>() -> Conversion<LAYER_STAGES>
+{
+    let tableau = match Tableau::standard_layer(L::NAME) {
+        Some(tableau) => tableau,
+        None => panic!("the standard layer `{}` is not built in", L::NAME),
+    };
+    let bias = match Bias::named(B::NAME) {
+        Some(bias) => bias,
+        None => panic!("the bias `{}` is not built in", B::NAME),
+    };
+    Conversion { tableau, bias }
 }
 
 /// One step's equations at the node, as Newton sees them.
