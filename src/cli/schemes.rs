@@ -34,6 +34,10 @@ pub struct SchemeEntry {
     /// forces act at the stages, so the command integrates their work with a quadrature
     /// of higher order than the midpoint rule the energy–momentum schemes balance.
     pub stage_family: bool,
+    /// A converted scheme (seed 004): its state is the node `(x_k, p_k)`, and the
+    /// standard layer's segment state `(q, v)`, which sits elsewhere in the step, is not
+    /// written.
+    pub node_form: bool,
 }
 
 impl SchemeEntry {
@@ -55,6 +59,7 @@ impl SchemeEntry {
             generalized_energy: S::ENTRY.requires.mass == MassRequirement::Any,
             hamiltonian_velocity: S::ENTRY.requires.model == ModelRequirement::RigidBody,
             stage_family: S::ENTRY.family == "Prk",
+            node_form: S::ENTRY.family.starts_with("Converted"),
         }
     }
 
@@ -76,6 +81,7 @@ impl SchemeEntry {
             generalized_energy: entry.requires.mass == MassRequirement::Any,
             hamiltonian_velocity: entry.requires.model == ModelRequirement::RigidBody,
             stage_family: entry.family == "Prk",
+            node_form: entry.family.starts_with("Converted"),
         }
     }
 

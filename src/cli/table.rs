@@ -181,6 +181,19 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
             info.nonholonomic.join(", ")
         );
     }
+    let converted: Vec<&str> = outcomes
+        .iter()
+        .filter(|o| o.scheme.node_form)
+        .map(|o| o.scheme.label.as_str())
+        .collect();
+    if !converted.is_empty() {
+        let _ = writeln!(
+            out,
+            "for {}: q, p are the node (x_k, p_k), v = M⁻¹ p, and J is the node's (the conserved \
+             Noether quantity); the standard layer's segment state (q, v) is not written",
+            converted.join(", ")
+        );
+    }
     let _ = writeln!(
         out,
         "max: over the run, initial state included; steps/s: time in step() only"

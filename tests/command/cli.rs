@@ -304,6 +304,36 @@ fn compare_plots_one_line_per_scheme_and_its_table_matches_the_library() {
 }
 
 #[test]
+fn a_converted_scheme_says_which_state_it_writes() {
+    // P3 by the constrained conversion: the table and the CSV report the node, on the
+    // constraint to round-off at every step, and the footer says so.
+    let dir = scratch("converted");
+    let out_dir = dir.to_str().unwrap();
+    let (code, out, err) = livens(&[
+        "run",
+        "planar-pendulum",
+        "--scheme",
+        "ConvertedHolonomic(Kutta3, Symmetric)",
+        "--out",
+        out_dir,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("q, p are the node (x_k, p_k)")
+            && out.contains("segment state (q, v) is not written"),
+        "{out}"
+    );
+    let (header, rows) =
+        read_csv(&dir.join("planar-pendulum-ConvertedHolonomic(Kutta3, Symmetric).csv"));
+    let col = |name: &str| header.iter().position(|c| c == name).unwrap();
+    assert_eq!(rows.len(), 21, "the initial state and 20 steps");
+    for row in &rows {
+        assert!(row[col("position_residual")] < 1e-13, "{row:?}");
+        assert!(row[col("velocity_residual")] < 1e-13, "{row:?}");
+    }
+}
+
+#[test]
 fn png_on_request() {
     let dir = scratch("png");
     let (code, out, err) = livens(&[
