@@ -143,9 +143,118 @@ impl<const S: usize> Tableau<S> {
     }
 }
 
+/// The tolerance on each order condition when a user's tableau is checked: round-off
+/// of coefficients written as fractions (`1.0 / 6.0`) passes, ten-digit decimals do not.
+pub const ORDER_TOLERANCE: f64 = 1e-12;
+
+/// Why a tableau given as data is refused as a standard layer
+/// ([`Tableau::check_layer`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LayerError {
+    /// A coefficient is NaN or infinite.
+    NonFinite,
+    /// Stage `stage` reads stage `reads ≥ stage` (`a[stage][reads] ≠ 0`): the standard
+    /// layer runs explicit tableaux only, each stage from the ones before it.
+    Implicit {
+        /// The stage (from 0).
+        stage: usize,
+        /// The stage it reads.
+        reads: usize,
+    },
+    /// `cᵢ ≠ Σⱼ aᵢⱼ` at stage `stage`, which the order conditions assume.
+    RowSum {
+        /// The stage (from 0).
+        stage: usize,
+        /// `|cᵢ − Σⱼ aᵢⱼ|`.
+        defect: f64,
+    },
+    /// The claimed order is 0 or above [`MAX_ORDER`](super::MAX_ORDER), where the
+    /// conditions are not enumerated.
+    UncheckableOrder {
+        /// The order claimed.
+        claimed: usize,
+    },
+    /// The tableau fails the order conditions of the order it claims.
+    Order {
+        /// The order claimed.
+        claimed: usize,
+        /// The order its conditions give ([`Tableau::order`] at [`ORDER_TOLERANCE`]).
+        order: usize,
+        /// The largest defect `|Σᵢ bᵢ Φᵢ(t) − 1/γ(t)|` over the trees of order
+        /// `order + 1`, the first order that fails.
+        defect: f64,
+    },
+}
+
+impl core::fmt::Display for LayerError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::NonFinite => f.write_str("a coefficient of the tableau is not finite"),
+            Self::Implicit { stage, reads } => write!(
+                f,
+                "the tableau is not explicit: stage {stage} reads stage {reads} (a[{stage}][{reads}] ≠ 0)"
+            ),
+            Self::RowSum { stage, defect } => write!(
+                f,
+                "c[{stage}] differs from the row sum of a by {defect:e} (c = A·1 is assumed)"
+            ),
+            Self::UncheckableOrder { claimed } => write!(
+                f,
+                "order {claimed} cannot be checked: the conditions are enumerated for orders 1..={}",
+                super::MAX_ORDER
+            ),
+            Self::Order {
+                claimed,
+                order,
+                defect,
+            } => write!(
+                f,
+                "the tableau claims order {claimed} but its order conditions give {order}: the trees of order {} miss by {defect:e} (tolerance {ORDER_TOLERANCE:e})",
+                order + 1
+            ),
+        }
+    }
+}
+
+impl<const S: usize> Tableau<S> {
+    /// Checks a tableau given as data against what the standard layer of a converted
+    /// scheme needs and the order it claims: finite, explicit, `c = A·1`, and every
+    /// order condition up to `claimed` to [`ORDER_TOLERANCE`]. `Ok` with the tableau's
+    /// own order (which may exceed the claim).
+    pub fn check_layer(&self, claimed: usize) -> Result<usize, LayerError> {
+        let finite = self.a.iter().flatten().chain(&self.b).chain(&self.c);
+        if !finite.into_iter().all(|x| x.is_finite()) {
+            return Err(LayerError::NonFinite);
+        }
+        for (stage, row) in self.a.iter().enumerate() {
+            if let Some(reads) = (stage..S).find(|&j| row[j] != 0.0) {
+                return Err(LayerError::Implicit { stage, reads });
+            }
+            let defect = (self.c[stage] - row.iter().sum::<f64>()).abs();
+            if defect > ORDER_TOLERANCE {
+                return Err(LayerError::RowSum { stage, defect });
+            }
+        }
+        if claimed == 0 || claimed > super::MAX_ORDER {
+            return Err(LayerError::UncheckableOrder { claimed });
+        }
+        let order = self.order(ORDER_TOLERANCE);
+        if order < claimed {
+            return Err(LayerError::Order {
+                claimed,
+                order,
+                defect: self.order_defect(order + 1),
+            });
+        }
+        Ok(order)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{layer_order, Tableau, LAYERS};
+    use std::string::ToString;
+
+    use super::{layer_order, LayerError, Tableau, LAYERS};
 
     /// The orders the catalogue reads in a `const` are those the tableaux' own order
     /// conditions give, and padding changes neither the order nor what a step computes.
@@ -162,5 +271,71 @@ mod tests {
         let stages = LAYERS.map(|(name, _)| Tableau::standard_layer(name).unwrap().active_stages());
         assert_eq!(stages, [1, 2, 3, 4]);
         assert_eq!(Tableau::rk4().padded::<4>(), Tableau::rk4());
+    }
+
+    /// A tableau given as data: the built-in ones pass at their orders; one that claims
+    /// more than its conditions give, an implicit one, one with a wrong node and a NaN
+    /// are each refused with the reason.
+    #[test]
+    fn a_users_tableau_is_checked_against_its_claimed_order() {
+        assert_eq!(Tableau::rk4().check_layer(4), Ok(4));
+        assert_eq!(Tableau::kutta3().check_layer(2), Ok(3));
+        // Ralston's third-order method (a₂₁ = ½, a₃₂ = ¾, b = (2/9, 1/3, 4/9)).
+        let ralston = Tableau {
+            a: [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.75, 0.0]],
+            b: [2.0 / 9.0, 1.0 / 3.0, 4.0 / 9.0],
+            c: [0.0, 0.5, 0.75],
+        };
+        assert_eq!(ralston.check_layer(3), Ok(3));
+        // The same with b₃ off by 1e-3: consistency fails by that much.
+        let broken = Tableau {
+            b: [2.0 / 9.0, 1.0 / 3.0, 4.0 / 9.0 + 1e-3],
+            ..ralston
+        };
+        match broken.check_layer(3) {
+            Err(LayerError::Order {
+                claimed: 3,
+                order: 0,
+                defect,
+            }) => {
+                assert!((defect - 1e-3).abs() < 1e-12, "{defect}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Heun claims 3: its conditions give 2, the trees of order 3 miss.
+        match Tableau::heun2().check_layer(3) {
+            Err(e @ LayerError::Order { order: 2, .. }) => {
+                assert!(e
+                    .to_string()
+                    .contains("claims order 3 but its order conditions give 2"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let implicit = Tableau {
+            a: [[0.5]],
+            b: [1.0],
+            c: [0.5],
+        };
+        assert_eq!(
+            implicit.check_layer(1),
+            Err(LayerError::Implicit { stage: 0, reads: 0 })
+        );
+        let shifted = Tableau {
+            c: [0.0, 0.9],
+            ..Tableau::heun2()
+        };
+        assert!(matches!(
+            shifted.check_layer(2),
+            Err(LayerError::RowSum { stage: 1, .. })
+        ));
+        let nan = Tableau {
+            b: [f64::NAN],
+            ..Tableau::euler()
+        };
+        assert_eq!(nan.check_layer(1), Err(LayerError::NonFinite));
+        assert_eq!(
+            Tableau::rk4().check_layer(9),
+            Err(LayerError::UncheckableOrder { claimed: 9 })
+        );
     }
 }

@@ -40,7 +40,7 @@ mod nodes;
 mod stability;
 mod trees;
 
-pub use explicit::{layer_order, LAYER_STAGES};
+pub use explicit::{layer_order, LayerError, LAYER_STAGES, ORDER_TOLERANCE};
 pub use galerkin::{
     admissible, galerkin_order, GalerkinTable, Inadmissible, Quadrature, MAX_POINTS,
 };

@@ -28,7 +28,7 @@ use crate::model::Real;
 use crate::solve::lu::Lu;
 use crate::solve::max_abs;
 pub use crate::state::ConvertedState;
-use crate::tableaux::Tableau;
+use crate::tableaux::{LayerError, Tableau};
 
 /// Where the end points of a segment sit in the step: `x⁻ = R^q_{hα⁻}`,
 /// `x⁺ = R^q_{hα⁺}`, with `α⁺ − α⁻ = 1`.
@@ -78,6 +78,29 @@ pub struct Conversion<const S: usize> {
     pub tableau: Tableau<S>,
     /// Where the segment's end points sit.
     pub bias: Bias,
+}
+
+impl<const S: usize> Conversion<S> {
+    /// A converted scheme from a tableau given as data, checked first
+    /// ([`Tableau::check_layer`]): finite, explicit, `c = A·1`, and every order condition
+    /// up to `claimed` holds. A tableau that fails its claimed order is refused with
+    /// the order its conditions give and the defect ([`LayerError::Order`]).
+    pub fn checked(tableau: Tableau<S>, bias: Bias, claimed: usize) -> Result<Self, LayerError> {
+        tableau.check_layer(claimed)?;
+        Ok(Self { tableau, bias })
+    }
+
+    /// The converted scheme's order: its tableau's (its order conditions at
+    /// [`ORDER_TOLERANCE`](crate::tableaux::ORDER_TOLERANCE)), the next even one with
+    /// the symmetric bias (spec §C.1, measured in this module's tests), as the
+    /// catalogue's `converted_order` for the built-in layers.
+    pub fn order(&self) -> usize {
+        let order = self.tableau.order(crate::tableaux::ORDER_TOLERANCE);
+        match self.bias {
+            Bias::Forward => order,
+            Bias::Symmetric => order + order % 2,
+        }
+    }
 }
 
 /// How the step's equations are iterated.

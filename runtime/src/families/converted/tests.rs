@@ -316,10 +316,84 @@ fn orders_on_the_pendulum() {
     for (name, (q, p), expected) in cases {
         println!("{name}: orders {q:.2} (x) {p:.2} (p), expected {expected:?}");
     }
+    // And the order each scheme states of itself, from its tableau's conditions.
+    let stated = [
+        Conversion {
+            tableau: Tableau::euler(),
+            bias: Bias::Forward,
+        }
+        .order(),
+        Conversion {
+            tableau: Tableau::euler(),
+            bias: Bias::Symmetric,
+        }
+        .order(),
+        Conversion {
+            tableau: Tableau::heun2(),
+            bias: Bias::Symmetric,
+        }
+        .order(),
+        Conversion {
+            tableau: Tableau::kutta3(),
+            bias: Bias::Forward,
+        }
+        .order(),
+        Conversion {
+            tableau: Tableau::kutta3(),
+            bias: Bias::Symmetric,
+        }
+        .order(),
+        Conversion {
+            tableau: Tableau::rk4(),
+            bias: Bias::Forward,
+        }
+        .order(),
+    ];
+    assert_eq!(stated, [1, 2, 2, 3, 4, 4]);
     for (name, (q, p), (eq, ep)) in cases {
         assert!((q - eq).abs() < 0.25, "{name}: x order {q}, expected {eq}");
         assert!((p - ep).abs() < 0.25, "{name}: p order {p}, expected {ep}");
     }
+}
+
+/// A tableau given as data that is none of the built-in ones, Ralston's third-order
+/// method (`a₂₁ = ½`, `a₃₂ = ¾`, `b = (2/9, 1/3, 4/9)`): checked at order 3, converted
+/// with both biases, its stated orders (3, then 4) are those measured on P1.
+#[test]
+fn a_users_tableau_converts_with_the_order_it_states() {
+    let ralston = Tableau {
+        a: [[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.75, 0.0]],
+        b: [2.0 / 9.0, 1.0 / 3.0, 4.0 / 9.0],
+        c: [0.0, 0.5, 0.75],
+    };
+    for (bias, hs) in [
+        (Bias::Forward, [0.0125, 0.00625]),
+        (Bias::Symmetric, [0.05, 0.025]),
+    ] {
+        let scheme = Conversion::checked(ralston, bias, 3).expect("Ralston's method has order 3");
+        let (coarse, fine) = (node_errors(&scheme, hs[0]), node_errors(&scheme, hs[1]));
+        let rate = |a: f64, b: f64| (a / b).log2() / (hs[0] / hs[1]).log2();
+        let (x, p) = (rate(coarse.0, fine.0), rate(coarse.1, fine.1));
+        println!(
+            "Ralston-3 {bias:?}: orders {x:.2} (x) {p:.2} (p), stated {}",
+            scheme.order()
+        );
+        let stated = scheme.order() as f64;
+        assert!(
+            (x - stated).abs() < 0.25 && (p - stated).abs() < 0.25,
+            "{bias:?}: {x}, {p}"
+        );
+    }
+    // Claimed above what its conditions give: refused, with the order they give.
+    let refused = Conversion::checked(ralston, Bias::Forward, 4).unwrap_err();
+    assert!(matches!(
+        refused,
+        crate::tableaux::LayerError::Order {
+            claimed: 4,
+            order: 3,
+            ..
+        }
+    ));
 }
 
 #[test]
