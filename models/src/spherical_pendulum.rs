@@ -22,7 +22,8 @@ model! {
         momentum { j3: rotation(e3) }
         schemes {
             HolonomicLobatto(2), HolonomicLobatto(3), HolonomicLobatto(4), HolonomicLobatto(5),
-            Rattle, Shake, GglEm, Galerkin(2, 2, Gauss, 2), Galerkin(3, 2, Lobatto, 3)
+            Rattle, Shake, GglEm, Galerkin(2, 2, Gauss, 2), Galerkin(3, 2, Lobatto, 3),
+            ConvertedHolonomic(Rk4, Forward)
         }
     }
 }

@@ -305,15 +305,16 @@ fn compare_plots_one_line_per_scheme_and_its_table_matches_the_library() {
 
 #[test]
 fn a_converted_scheme_says_which_state_it_writes() {
-    // P3 by the constrained conversion: the table and the CSV report the node, on the
-    // constraint to round-off at every step, and the footer says so.
+    // The spherical pendulum by the constrained conversion: the table and the CSV
+    // report the node, on both constraint levels and with the node's momentum map
+    // conserved to round-off at every step, and the footer says so.
     let dir = scratch("converted");
     let out_dir = dir.to_str().unwrap();
     let (code, out, err) = livens(&[
         "run",
-        "planar-pendulum",
+        "spherical-pendulum",
         "--scheme",
-        "ConvertedHolonomic(Kutta3, Symmetric)",
+        "ConvertedHolonomic(Rk4, Forward)",
         "--out",
         out_dir,
     ]);
@@ -324,12 +325,13 @@ fn a_converted_scheme_says_which_state_it_writes() {
         "{out}"
     );
     let (header, rows) =
-        read_csv(&dir.join("planar-pendulum-ConvertedHolonomic(Kutta3, Symmetric).csv"));
+        read_csv(&dir.join("spherical-pendulum-ConvertedHolonomic(Rk4, Forward).csv"));
     let col = |name: &str| header.iter().position(|c| c == name).unwrap();
-    assert_eq!(rows.len(), 21, "the initial state and 20 steps");
+    assert_eq!(rows.len(), 129, "the initial state and 128 steps");
     for row in &rows {
         assert!(row[col("position_residual")] < 1e-13, "{row:?}");
         assert!(row[col("velocity_residual")] < 1e-13, "{row:?}");
+        assert!(row[col("momentum_error[j3]")].abs() < 1e-13, "{row:?}");
     }
 }
 
