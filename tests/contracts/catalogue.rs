@@ -313,9 +313,13 @@ fn emitted_unknowns_are_the_catalogue_blocks() {
     ] {
         assert_eq!(checked[..ggl.len()], ggl);
     }
-    // The spherical pendulum's assembled families, Galerkin's `[W]` blocks among them.
+    // The spherical pendulum's assembled families, Galerkin's `[W]` blocks and the
+    // constrained conversion's `m`-sized blocks among them.
     let stages = layouts::<SphericalPendulum, 3, 1>();
-    assert_eq!(stages[stages.len() - 2..], ["Galerkin", "Galerkin"]);
+    assert_eq!(
+        stages[stages.len() - 3..],
+        ["Galerkin", "Galerkin", "ConvertedHolonomic"]
+    );
     assert_eq!(
         layouts::<Quartic, 2, 0>(),
         ["LobattoIIIAIIIB", "LobattoIIIAIIIB"]

@@ -200,6 +200,17 @@ macro_rules! with_catalogue {
                     pattern: none,
                     partners: none,
                 }
+                /// The same with a tableau given as data (`families::converted_tableau`):
+                /// the scheme value carries it, the workspace only Newton's memory.
+                ConvertedTableau {
+                    kind: assembled,
+                    driver: converted_tableau,
+                    workspace: ConvertedTableauWorkspace[d],
+                    state: ConvertedState[d],
+                    kernels: [EulerLagrange],
+                    pattern: none,
+                    partners: none,
+                }
                 /// The same with holonomic constraints (`families::converted_holonomic`):
                 /// the constrained acceleration from the saddle system, the end points
                 /// projected onto the constraints; the Jacobian by differences.
@@ -1044,6 +1055,29 @@ macro_rules! with_catalogue {
                 requires: { mass: Regular, constraints: Unconstrained, model: Any, forces: false },
                 constraints_at_nodes: false,
                 note: "the state reports the node `(x, p)`; the standard layer's segment state `(q, v)` rides along as the next step's guess",
+            }
+
+            /// `Converted` with any explicit Runge–Kutta tableau of up to eight stages
+            /// as its standard layer, given at run time
+            /// (`ConvertedTableau::new(tableau, bias, claimed_order)`) and checked first:
+            /// explicit, `c = A·1`, and the order conditions (one per rooted tree) up to
+            /// the order it claims; a tableau that fails them is refused with the order
+            /// they give. Its order, the tableau's (the next even one with the symmetric
+            /// bias), is `ConvertedTableau::order()`; the catalogue's is the least,
+            /// that of a consistent tableau. The default is RK4 with the forward bias.
+            ConvertedTableau {
+                marker: defined,
+                label: "Converted, tableau as data",
+                family: ConvertedTableau,
+                source: "Patrick, Cuell, Spiteri, Zhang, Sect. 3, 4.2; spec next_packages §C",
+                equations: "node form (spec §C.3); chord from (4.9)",
+                unknowns: [q: d, v: d, mu: d],
+                order: { q: 1, p: 1, multipliers: None },
+                energy: Oscillates,
+                symplectic: true,
+                requires: { mass: Regular, constraints: Unconstrained, model: Any, forces: false },
+                constraints_at_nodes: false,
+                note: "the order is the tableau's (`ConvertedTableau::order()`), at least 1; the state reports the node `(x, p)`",
             }
 
             /// The conversion with holonomic constraints `g(q) = 0` (Patrick, Cuell,

@@ -7,6 +7,9 @@ pub mod converted;
 /// The constrained converted schemes' driver (`ConvertedHolonomic`), by the name the
 /// catalogue's family entry gives it.
 pub use converted::holonomic as converted_holonomic;
+/// The driver of the converted schemes with a tableau given as data
+/// (`ConvertedTableau`), by the name the catalogue's family entry gives it.
+pub use converted::tableau as converted_tableau;
 pub mod galerkin;
 mod point;
 pub mod prk;

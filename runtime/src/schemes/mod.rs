@@ -8,9 +8,11 @@
 //! [`SchemeInfo`] and [`CATALOGUE`] are generated from it here, the macro's checks and
 //! dispatch in `livens-macros`. [`CATALOGUE`] lists them all with their unknowns,
 //! orders, properties and requirements; the README's table is rendered from it.
+mod converted_tableau;
 mod ggl_theta;
 pub mod info;
 
+pub use converted_tableau::{ConvertedTableau, USER_STAGES};
 pub use ggl_theta::{GglThetaA, GglThetaB};
 use info::{
     BlockSpec, ConstraintSupport, Energy, Entry, MassRequirement, ModelRequirement, OrderText,

@@ -22,6 +22,7 @@ pub mod holonomic;
 pub mod node_form;
 mod scheme;
 pub mod standard;
+pub mod tableau;
 
 pub use constrained::CurvatureKernels;
 pub use euler_lagrange::{EulerLagrangeKernels, FromKernels};

@@ -79,9 +79,9 @@ pub(super) fn declared_conversion<L: StandardLayer, B: schemes::Bias>() -> Conve
     Conversion { tableau, bias }
 }
 
-/// One step's equations at the node, as Newton sees them.
-struct System<'a, T: Real, Mdl, const D: usize> {
-    equations: Equations<'a, T, Mdl, D, LAYER_STAGES>,
+/// One step's equations at the node, as Newton sees them, for a tableau of `S` stages.
+struct System<'a, T: Real, Mdl, const D: usize, const S: usize> {
+    equations: Equations<'a, T, Mdl, D, S>,
     h: T,
 }
 
@@ -103,7 +103,9 @@ fn set_block<T: Real, const D: usize, const N: usize>(
     }
 }
 
-impl<T: Real, Mdl: SecondOrderKernels<T, D>, const D: usize> System<'_, T, Mdl, D> {
+impl<T: Real, Mdl: SecondOrderKernels<T, D>, const D: usize, const S: usize>
+    System<'_, T, Mdl, D, S>
+{
     fn unknowns<const N: usize>(
         x: &SVector<T, N>,
     ) -> (SVector<T, D>, SVector<T, D>, SVector<T, D>) {
@@ -130,8 +132,11 @@ impl<T: Real, Mdl: SecondOrderKernels<T, D>, const D: usize> System<'_, T, Mdl, 
     }
 }
 
-impl<T: Real, Mdl: SecondOrderKernels<T, D>, const D: usize, const N: usize> NewtonSystem<T, N>
-    for System<'_, T, Mdl, D>
+impl<T, Mdl, const D: usize, const S: usize, const N: usize> NewtonSystem<T, N>
+    for System<'_, T, Mdl, D, S>
+where
+    T: Real,
+    Mdl: SecondOrderKernels<T, D>,
 {
     fn residual(&mut self, x: &SVector<T, N>, r: &mut SVector<T, N>) {
         self.write_residual(x, r);
@@ -188,34 +193,33 @@ fn guess<T: Real, const D: usize, const N: usize>(
     x.fixed_rows_mut::<D>(2 * D).copy_from(&state.p);
 }
 
-/// [`Step::step`](crate::Step::step) of a converted scheme: Newton on the node form from
-/// the last segment state, then `x_{k+1} = x⁺(w)`, `p_{k+1} = μ`. On error the state is
-/// the caller's, unchanged.
-pub fn step<T, Mdl, L, B, const D: usize, const N: usize, K>(
+/// One step of the node form with the tableau and bias `conversion` from `state`, on
+/// the shared Newton driver with `newton` (`N = 3D` unknowns): Newton from the last
+/// segment state, then `x_{k+1} = x⁺(w)`, `p_{k+1} = μ`. On error the state is the
+/// caller's, unchanged. What every converted scheme's `Step::step` runs.
+pub(super) fn solve_node_form<T, Mdl, const D: usize, const S: usize, const N: usize, K>(
     model: &Mdl,
-    _scheme: &schemes::Converted<L, B>,
+    conversion: &Conversion<S>,
     context: StepContext<'_, T>,
     state: &ConvertedState<T, D>,
-    ws: &mut ConvertedWorkspace<T, L, B, D, N, K>,
+    newton: &mut Workspace<T, N, K>,
     options: &StepOptions<T>,
 ) -> Result<(ConvertedState<T, D>, StepReport<T>), SolveError<T>>
 where
     T: Real,
-    Mdl: Model<T, D, 0> + PointKernels<T, D> + EulerLagrangeKernels<T, D>,
-    L: StandardLayer,
-    B: schemes::Bias,
+    Mdl: PointKernels<T, D> + EulerLagrangeKernels<T, D>,
     K: Storage,
 {
+    const { assert!(N == 3 * D, "a converted step has 3D unknowns") };
     let h = context.h;
-    let scheme = &ws.scheme;
     let layer = FromKernels(model);
-    let equations = Equations::new(&layer, scheme, h, state.x, state.p);
-    guess(state, equations.t_minus, &mut ws.newton.x);
+    let equations = Equations::new(&layer, conversion, h, state.x, state.p);
+    guess(state, equations.t_minus, &mut newton.x);
     let t_plus = equations.t_plus;
     let mut system = System { equations, h };
-    let report = solve::solve(&mut ws.newton, &options.newton, &mut system)?;
-    let (q, v, mu) = System::<T, FromKernels<Mdl>, D>::unknowns(&ws.newton.x);
-    let x = flow(&layer, &scheme.tableau, t_plus, &q, &v).q;
+    let report = solve::solve(newton, &options.newton, &mut system)?;
+    let (q, v, mu) = System::<T, FromKernels<Mdl>, D, S>::unknowns(&newton.x);
+    let x = flow(&layer, &conversion.tableau, t_plus, &q, &v).q;
     if x.iter().any(|x| !x.is_finite()) {
         return Err(SolveError::NonFinite {
             iteration: report.iterations,
@@ -231,8 +235,58 @@ where
     Ok((next, report))
 }
 
-/// [`Step::equations`](crate::Step::equations) of a converted scheme: the residual at
-/// `x` and its exact Jacobian (column by column).
+/// The node form's residual at `x` and its exact Jacobian (column by column) into the
+/// caller's slices, through `newton`. What every converted scheme's `Step::equations`
+/// runs.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn node_form_equations<T, Mdl, const D: usize, const S: usize, const N: usize, K>(
+    model: &Mdl,
+    conversion: &Conversion<S>,
+    context: StepContext<'_, T>,
+    state: &ConvertedState<T, D>,
+    newton: &mut Workspace<T, N, K>,
+    x: &[T],
+    r: &mut [T],
+    jac: &mut [T],
+) -> Result<(), WrongLength>
+where
+    T: Real,
+    Mdl: PointKernels<T, D> + EulerLagrangeKernels<T, D>,
+    K: Storage,
+{
+    WrongLength::check(N, x, r, jac)?;
+    let layer = FromKernels(model);
+    let equations = Equations::new(&layer, conversion, context.h, state.x, state.p);
+    let mut system = System {
+        equations,
+        h: context.h,
+    };
+    newton.x.as_mut_slice().copy_from_slice(x);
+    system.residual_and_jacobian(&newton.x, &mut newton.r, newton.jac.borrow_mut());
+    super::super::copy_out(newton, r, jac);
+    Ok(())
+}
+
+/// [`Step::step`](crate::Step::step) of [`Converted<L, B>`](schemes::Converted).
+pub fn step<T, Mdl, L, B, const D: usize, const N: usize, K>(
+    model: &Mdl,
+    _scheme: &schemes::Converted<L, B>,
+    context: StepContext<'_, T>,
+    state: &ConvertedState<T, D>,
+    ws: &mut ConvertedWorkspace<T, L, B, D, N, K>,
+    options: &StepOptions<T>,
+) -> Result<(ConvertedState<T, D>, StepReport<T>), SolveError<T>>
+where
+    T: Real,
+    Mdl: Model<T, D, 0> + PointKernels<T, D> + EulerLagrangeKernels<T, D>,
+    L: StandardLayer,
+    B: schemes::Bias,
+    K: Storage,
+{
+    solve_node_form(model, &ws.scheme, context, state, &mut ws.newton, options)
+}
+
+/// [`Step::equations`](crate::Step::equations) of [`Converted<L, B>`](schemes::Converted).
 #[allow(clippy::too_many_arguments)]
 pub fn equations<T, Mdl, L, B, const D: usize, const N: usize, K>(
     model: &Mdl,
@@ -251,16 +305,5 @@ where
     B: schemes::Bias,
     K: Storage,
 {
-    WrongLength::check(N, x, r, jac)?;
-    let layer = FromKernels(model);
-    let equations = Equations::new(&layer, &ws.scheme, context.h, state.x, state.p);
-    let mut system = System {
-        equations,
-        h: context.h,
-    };
-    let newton = &mut ws.newton;
-    newton.x.as_mut_slice().copy_from_slice(x);
-    system.residual_and_jacobian(&newton.x, &mut newton.r, newton.jac.borrow_mut());
-    super::super::copy_out(newton, r, jac);
-    Ok(())
+    node_form_equations(model, &ws.scheme, context, state, &mut ws.newton, x, r, jac)
 }
