@@ -13,9 +13,9 @@ pub const USER_STAGES: usize = 8;
 /// against the order it claims ([`Tableau::check_layer`]):
 ///
 /// ```
-/// use livens::families::converted::node_form::Bias;
-/// use livens::schemes::ConvertedTableau;
-/// use livens::tableaux::{LayerError, Tableau};
+/// use livens_runtime::families::converted::node_form::Bias;
+/// use livens_runtime::schemes::ConvertedTableau;
+/// use livens_runtime::tableaux::{LayerError, Tableau};
 ///
 /// // Ralston's third-order method.
 /// let ralston = Tableau {
