@@ -10,7 +10,11 @@
 //! `model!` emits for the double pendulum in its angles (`AnglePendulum`, `h = 0.01`
 //! from its start): Newton with the exact Jacobian and the paper's chord
 //! (`JacobianUpdate::Chord`), as `converted_catalogue/<scheme>/<update>`, with the
-//! Lobatto IIIA–IIIB family at `s = 4` on the same model in the same run.
+//! Lobatto IIIA–IIIB family at `s = 4` on the same model in the same run; and the
+//! constrained `ConvertedHolonomic(Rk4, Forward)` on the Cartesian pendulum P3
+//! (`PlanarPendulum`, `h = 0.05`), Newton with its difference Jacobian and the paper's
+//! chord, with the Galerkin scheme `(2, 2, Gauss, 2)` on the same model in the same run,
+//! as `converted_holonomic/<scheme>/<update>`.
 //!
 //! At the end each benchmark's median per step and its mean iterations are printed.
 //! `LIVENS_BENCH_QUICK=1` shortens the run.
@@ -21,10 +25,13 @@ use livens::families::converted::node_form::{
     from_segment, step, Bias, Conversion, ConvertedOptions, ConvertedState, Iteration,
 };
 use livens::families::converted::SecondOrderKernels;
-use livens::schemes::{Converted, Forward, Kutta3, LobattoIIIAIIIB, Rk4, Symmetric};
+use livens::schemes::{
+    Converted, ConvertedHolonomic, Forward, Galerkin, Gauss, Kutta3, LobattoIIIAIIIB, Rk4,
+    Symmetric,
+};
 use livens::tableaux::Tableau;
 use livens::{FromNode, Integrator, JacobianUpdate, NewtonOptions, NodeValues, Step};
-use livens_models::AnglePendulum;
+use livens_models::{AnglePendulum, PlanarPendulum};
 use nalgebra::Vector2;
 
 #[path = "support/record.rs"]
@@ -90,17 +97,25 @@ fn bench<const S: usize>(
     records
 }
 
-/// `scheme` on the double pendulum through the integrator, with Newton's Jacobian
-/// policy `update`, restarted every [`RESET`] steps.
-fn bench_catalogue<S>(c: &mut Criterion, name: &str, scheme: S) -> Vec<(String, Record)>
+/// `scheme` on `model` from `initial` with step `h` through the integrator, with
+/// Newton's Jacobian policies `EveryIteration` and `Chord`, restarted every [`RESET`]
+/// steps, as `<group>/<name>/<update>`.
+#[allow(clippy::too_many_arguments)]
+fn bench_catalogue<Mdl, S, const D: usize, const M: usize>(
+    c: &mut Criterion,
+    group_name: &str,
+    model: Mdl,
+    initial: <Mdl as Step<f64, S>>::State,
+    h: f64,
+    name: &str,
+    scheme: S,
+) -> Vec<(String, Record)>
 where
     S: Clone + std::fmt::Debug + 'static,
-    AnglePendulum<f64>: Step<f64, S>,
-    <AnglePendulum<f64> as Step<f64, S>>::State: NodeValues<f64, 2> + FromNode<f64, 2, 0>,
+    Mdl: Step<f64, S> + Copy,
+    <Mdl as Step<f64, S>>::State: NodeValues<f64, D> + Copy,
 {
-    let model = AnglePendulum::new();
-    let initial = FromNode::from_node(&model.initial_state().expect("a consistent start"));
-    let mut group = c.benchmark_group(format!("converted_catalogue/{name}"));
+    let mut group = c.benchmark_group(format!("{group_name}/{name}"));
     let mut records = Vec::new();
     for (label, jacobian) in [
         ("newton", JacobianUpdate::EveryIteration),
@@ -112,7 +127,7 @@ where
             divergence: None,
             jacobian,
         };
-        let mut sim = Integrator::new(model, scheme.clone(), 0.01, initial).with_options(options);
+        let mut sim = Integrator::new(model, scheme.clone(), h, initial).with_options(options);
         let mut record = Record::default();
         let mut since_reset = 0;
         group.bench_function(label, |b| {
@@ -127,10 +142,35 @@ where
                 })
             })
         });
-        records.push((format!("converted_catalogue/{name}/{label}"), record));
+        records.push((format!("{group_name}/{name}/{label}"), record));
     }
     group.finish();
     records
+}
+
+/// [`bench_catalogue`] on the double pendulum from its start, `h = 0.01`.
+fn double_pendulum<S>(c: &mut Criterion, name: &str, scheme: S) -> Vec<(String, Record)>
+where
+    S: Clone + std::fmt::Debug + 'static,
+    AnglePendulum<f64>: Step<f64, S>,
+    <AnglePendulum<f64> as Step<f64, S>>::State: NodeValues<f64, 2> + FromNode<f64, 2, 0> + Copy,
+{
+    let model = AnglePendulum::new();
+    let initial = FromNode::from_node(&model.initial_state().expect("a consistent start"));
+    bench_catalogue::<_, _, 2, 0>(c, "converted_catalogue", model, initial, 0.01, name, scheme)
+}
+
+/// [`bench_catalogue`] on P3, the Cartesian pendulum (`PlanarPendulum`), from its start,
+/// `h = 0.05`.
+fn cartesian_pendulum<S>(c: &mut Criterion, name: &str, scheme: S) -> Vec<(String, Record)>
+where
+    S: Clone + std::fmt::Debug + 'static,
+    PlanarPendulum<f64>: Step<f64, S>,
+    <PlanarPendulum<f64> as Step<f64, S>>::State: NodeValues<f64, 2> + FromNode<f64, 2, 1> + Copy,
+{
+    let model = PlanarPendulum::new();
+    let initial = FromNode::from_node(&model.initial_state().expect("a consistent start"));
+    bench_catalogue::<_, _, 2, 1>(c, "converted_holonomic", model, initial, 0.05, name, scheme)
 }
 
 fn main() {
@@ -152,17 +192,27 @@ fn main() {
             bias: Bias::Symmetric,
         },
     ));
-    records.extend(bench_catalogue(
+    records.extend(double_pendulum(
         &mut c,
         "rk4_forward",
         Converted::<Rk4, Forward>::default(),
     ));
-    records.extend(bench_catalogue(
+    records.extend(double_pendulum(
         &mut c,
         "kutta3_symmetric",
         Converted::<Kutta3, Symmetric>::default(),
     ));
-    records.extend(bench_catalogue(&mut c, "lobatto4", LobattoIIIAIIIB::<4>));
+    records.extend(double_pendulum(&mut c, "lobatto4", LobattoIIIAIIIB::<4>));
+    records.extend(cartesian_pendulum(
+        &mut c,
+        "rk4_forward",
+        ConvertedHolonomic::<Rk4, Forward>::default(),
+    ));
+    records.extend(cartesian_pendulum(
+        &mut c,
+        "galerkin_2_2_gauss_2",
+        Galerkin::<2, 2, Gauss, 2>::default(),
+    ));
     c.final_summary();
     for (name, record) in &records {
         if let Some(median) = record.median_ns(samples) {

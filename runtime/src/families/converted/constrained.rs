@@ -499,6 +499,56 @@ where
             .jacobian(x)
             .map_or_else(|_| [[nan(); X]; X], |j| j.data.0);
     }
+
+    /// The paper's approximate (Fig. 2, the primed equations (S4.5′)–(S4.7′) with the
+    /// spec's two corrections), for [`JacobianUpdate::Chord`]: the standard layer
+    /// replaced by its first-order expansion, `R^q_t ≈ q + t v`, `DR^q_t ≈ [I, tI]`,
+    /// `DL_h ≈ h [L_q, vᵀM₀ + a₀]`, `Dℙᵀ ≈ I`, every constraint Jacobian frozen at
+    /// `G₀ = Dg(q̄)`:
+    ///
+    /// ```text
+    ///            q₂     v₂      θ⁺     λ⁺       ν₁     ν₂
+    /// position [ I      hα⁻I    −G₀ᵀ   0        0      0    ]   (S4.7a′)
+    /// mom. q   [ 0      0       0      −I       −G₀ᵀ   0    ]   (S4.5a′)
+    /// mom. v   [ 0      hM₀     0      −hα⁺I    0      −G₀ᵀ ]   (S4.6a′)
+    /// λ⁺ Gᵀ    [ 0      0       0      G₀       0      0    ]   (S4.5b′)
+    /// g        [ G₀     0       0      0        0      0    ]   (S4.7b′)
+    /// G v      [ 0      G₀      0      0        0      0    ]   (S4.6b′)
+    /// ```
+    ///
+    /// `M₀ = L_vv(q̄, v)` at the iterate it is formed at. One matrix per step, linear
+    /// convergence with a factor that falls with `h`.
+    fn approximate_jacobian(&mut self, x: &SVector<T, X>, jac: &mut [[T; X]; X]) {
+        let u = Unknowns::<T, D, M>::of(x);
+        let h = self.t_plus - self.t_minus;
+        let g0 = self.model.g_q(&self.node);
+        let mass = self.model.l_vv(&self.node, &u.v) * h;
+        let identity = SMatrix::<T, D, D>::identity();
+        let mut a = SMatrix::<T, X, X>::zeros();
+        // Row and column offsets of the blocks: q₂, v₂, θ⁺, λ⁺, ν₁, ν₂ and the rows in
+        // the residual's order.
+        let (q, v, theta, lambda, nu1, nu2) = (0, D, 2 * D, 2 * D + M, 3 * D + M, 3 * D + 2 * M);
+        let (position, momentum_q, momentum_v) = (0, D, 2 * D);
+        let (tangent, level, velocity) = (3 * D, 3 * D + M, 3 * D + 2 * M);
+        a.fixed_view_mut::<D, D>(position, q).copy_from(&identity);
+        a.fixed_view_mut::<D, D>(position, v)
+            .copy_from(&(identity * self.t_minus));
+        a.fixed_view_mut::<D, M>(position, theta)
+            .copy_from(&(-g0.transpose()));
+        a.fixed_view_mut::<D, D>(momentum_q, lambda)
+            .copy_from(&(-identity));
+        a.fixed_view_mut::<D, M>(momentum_q, nu1)
+            .copy_from(&(-g0.transpose()));
+        a.fixed_view_mut::<D, D>(momentum_v, v).copy_from(&mass);
+        a.fixed_view_mut::<D, D>(momentum_v, lambda)
+            .copy_from(&(identity * -self.t_plus));
+        a.fixed_view_mut::<D, M>(momentum_v, nu2)
+            .copy_from(&(-g0.transpose()));
+        a.fixed_view_mut::<M, D>(tangent, lambda).copy_from(&g0);
+        a.fixed_view_mut::<M, D>(level, q).copy_from(&g0);
+        a.fixed_view_mut::<M, D>(velocity, v).copy_from(&g0);
+        *jac = a.data.0;
+    }
 }
 
 impl<'a, T, K, const D: usize, const M: usize, const S: usize> PhaseB<'a, T, K, D, M, S>

@@ -8,7 +8,7 @@ use std::println;
 use nalgebra::{SMatrix, SVector, Vector1, Vector2};
 
 use super::constrained::{
-    from_segment, project, project_transpose, step, Constrained, ConstraintKernels,
+    from_segment, project, project_transpose, solve_step, step, Constrained, ConstraintKernels,
 };
 use super::node_form::{self, Bias, Conversion, ConvertedOptions, Iteration};
 use super::test_models::{Pendulum, G as PENDULUM_G};
@@ -16,6 +16,7 @@ use super::test_models::{Pendulum, G as PENDULUM_G};
 // gravity, which is P3's.
 use super::tests::pendulum_reference;
 use super::SecondOrderKernels;
+use crate::solve::{JacobianUpdate, NewtonOptions, Workspace};
 use crate::state::ConvertedState;
 use crate::tableaux::{Tableau, LAYER_STAGES};
 
@@ -347,4 +348,75 @@ fn without_constraints_the_constrained_path_is_the_unconstrained_one() {
             assert!(gap.iter().all(|&g| g < 1e-12), "{bias:?}: {gap:?}");
         }
     }
+}
+
+/// P3's first `steps` steps from rest by Phase B on the shared driver with the Jacobian
+/// policy `jacobian`: the last state and the Newton iterations of each step.
+fn p3_driver(
+    scheme: &Conversion<LAYER_STAGES>,
+    h: f64,
+    steps: usize,
+    jacobian: JacobianUpdate,
+) -> (ConvertedState<f64, 2>, std::vec::Vec<u32>) {
+    let options = NewtonOptions {
+        tolerance: 1e-14,
+        max_iterations: 200,
+        divergence: None,
+        jacobian,
+    };
+    let (q, v) = on_circle(1.0, 0.0);
+    let mut state = ConvertedState {
+        t: 0.0,
+        x: q,
+        p: v,
+        q,
+        v,
+    };
+    let mut ws = Workspace::<f64, 9>::new();
+    let mut iterations = std::vec::Vec::new();
+    for _ in 0..steps {
+        let (next, report) =
+            solve_step::<_, _, _, 2, 1, LAYER_STAGES, 9>(&P3, scheme, h, &state, &mut ws, &options)
+                .expect("converges");
+        iterations.push(report.iterations);
+        state = next;
+    }
+    (state, iterations)
+}
+
+#[test]
+fn the_papers_chord_reaches_newtons_step_and_contracts_faster_at_smaller_steps() {
+    // Phase B by the paper's approximate (S4.5′)–(S4.7′) as a chord matrix, and by
+    // Newton with the difference Jacobian: the same nodes and segments to round-off.
+    for bias in [Bias::Forward, Bias::Symmetric] {
+        let scheme = Conversion {
+            tableau: Tableau::rk4().padded(),
+            bias,
+        };
+        let (chord, chord_iterations) = p3_driver(&scheme, 0.05, 20, JacobianUpdate::Chord);
+        let (newton, newton_iterations) =
+            p3_driver(&scheme, 0.05, 20, JacobianUpdate::EveryIteration);
+        let gap = [
+            (chord.x - newton.x).amax(),
+            (chord.p - newton.p).amax(),
+            (chord.q - newton.q).amax(),
+            (chord.v - newton.v).amax(),
+        ];
+        println!(
+            "{bias:?}: chord {} iterations, Newton {} over 20 steps; gaps {gap:?}",
+            chord_iterations.iter().sum::<u32>(),
+            newton_iterations.iter().sum::<u32>()
+        );
+        assert!(gap.iter().all(|&g| g < 1e-12), "{bias:?}: {gap:?}");
+    }
+    // The chord's iterations on the first step, whose guess is the same at every h,
+    // fall with h: its contraction factor does.
+    let scheme = Conversion {
+        tableau: Tableau::rk4().padded(),
+        bias: Bias::Forward,
+    };
+    let counts =
+        [0.2, 0.1, 0.05, 0.025].map(|h| p3_driver(&scheme, h, 1, JacobianUpdate::Chord).1[0]);
+    println!("chord iterations of the first step at h = 0.2, 0.1, 0.05, 0.025: {counts:?}");
+    assert!(counts.windows(2).all(|w| w[1] < w[0]), "{counts:?}");
 }
