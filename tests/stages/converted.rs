@@ -7,7 +7,7 @@
 //! double pendulum against the Lobatto IIIA–IIIB family, the node momentum of a
 //! rotation-invariant model kept to round-off, a failed solve reported).
 use livens::families::converted::node_form::{self, Bias, Conversion, ConvertedOptions, Iteration};
-use livens::families::converted::{FromKernels, SecondOrderKernels};
+use livens::families::converted::{standard, FromKernels, SecondOrderKernels};
 use livens::prelude::*;
 use livens::schemes::{
     Converted, ConvertedTableau, Euler, Forward, Kutta3, LobattoIIIAIIIB, Rk4, Symmetric,
@@ -38,6 +38,11 @@ livens::model! {
             - 0.25 * (x * x + y * y) * (x * x + y * y) - 0.5 * (x * x + y * y);
         schemes { Converted(Rk4, Forward) }
     }
+}
+
+/// `x + dx ε`.
+fn lift(x: &SVector<f64, 2>, dx: &SVector<f64, 2>) -> SVector<Dual64, 2> {
+    SVector::from_fn(|i, _| Dual64::new(x[i], dx[i]))
 }
 
 /// A point of the double pendulum away from every symmetry.
@@ -93,9 +98,6 @@ fn the_emitted_derivatives_match_dual_numbers() {
     let (real, dual) = (AnglePendulum::new(), AnglePendulum::<Dual64>::default());
     let (real, dual) = (FromKernels(&real), FromKernels(&dual));
     let (q, v) = point();
-    let lift = |x: &SVector<f64, 2>, dx: &SVector<f64, 2>| {
-        SVector::<Dual64, 2>::from_fn(|i, _| Dual64::new(x[i], dx[i]))
-    };
     let zero = SVector::<f64, 2>::zeros();
     let (a_q, a_v) = real.acceleration_jacobians(&q, &v);
     let mut worst = 0.0f64;
@@ -117,6 +119,42 @@ fn the_emitted_derivatives_match_dual_numbers() {
         .amax()
         .max((a_v_dual.map(|x| x.eps) - a_v_tangent).amax());
     assert!(gap < 1e-11, "A_q′, A_v′ against dual numbers: {gap}");
+}
+
+#[test]
+fn the_standard_layers_derivatives_match_dual_numbers() {
+    // DR^q_t and DR^S_t (the tableau run on the variational equations) against the
+    // standard layer itself run on dual numbers, one coordinate direction of w = (q, v)
+    // at a time, for RK4 over t = ±0.1 (both biases' end maps), on the double pendulum.
+    let (real, dual) = (AnglePendulum::new(), AnglePendulum::<Dual64>::default());
+    let (real, dual) = (FromKernels(&real), FromKernels(&dual));
+    let (q, v) = point();
+    let zero = SVector::<f64, 2>::zeros();
+    let tableau = Tableau::rk4();
+    let mut worst = 0.0f64;
+    for t in [0.1, -0.1] {
+        let exact = standard::flow(&real, &tableau, t, &q, &v);
+        for k in 0..4 {
+            let unit = SVector::<f64, 2>::from_fn(|i, _| if i == k % 2 { 1.0 } else { 0.0 });
+            let (dq, dv) = if k < 2 { (unit, zero) } else { (zero, unit) };
+            let lifted = standard::flow(
+                &dual,
+                &tableau,
+                Dual64::from(t),
+                &lift(&q, &dq),
+                &lift(&v, &dv),
+            );
+            let (column, action) = if k < 2 {
+                (exact.q_q.column(k % 2).into_owned(), exact.action_q[k % 2])
+            } else {
+                (exact.q_v.column(k % 2).into_owned(), exact.action_v[k % 2])
+            };
+            worst = worst
+                .max((lifted.q.map(|x| x.eps) - column).amax())
+                .max((lifted.action.eps - action).abs());
+        }
+    }
+    assert!(worst < 1e-12, "DR^q, DR^S against dual numbers: {worst}");
 }
 
 /// The pendulum P1 by classical RK4 on its first-order system in steps of at most 5e-5:

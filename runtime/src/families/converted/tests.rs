@@ -264,57 +264,69 @@ type Orders = (f64, f64);
 
 #[test]
 fn orders_on_the_pendulum() {
-    // (tableau order, bias) → expected order: the tableau's with the forward bias, the
-    // next even one with the symmetric bias (spec §C.6).
-    fn orders<const S: usize>(tableau: Tableau<S>, bias: Bias, hs: [f64; 2]) -> (f64, f64) {
+    // (tableau order, bias) → expected order over two halvings (h, h/2, h/4): the
+    // tableau's with the forward bias, the next even one with the symmetric bias (spec
+    // §C.6).
+    fn orders<const S: usize>(tableau: Tableau<S>, bias: Bias, h: f64) -> [Orders; 2] {
         let scheme = Conversion { tableau, bias };
-        let (coarse, fine) = (node_errors(&scheme, hs[0]), node_errors(&scheme, hs[1]));
-        let rate = |a: f64, b: f64| (a / b).log2() / (hs[0] / hs[1]).log2();
-        (rate(coarse.0, fine.0), rate(coarse.1, fine.1))
+        let errors = [h, h / 2.0, h / 4.0].map(|h| node_errors(&scheme, h));
+        let rate = |a: f64, b: f64| (a / b).log2();
+        [0, 1].map(|k| {
+            (
+                rate(errors[k].0, errors[k + 1].0),
+                rate(errors[k].1, errors[k + 1].1),
+            )
+        })
     }
     // Expected (x, p) orders. Euler with the forward bias is symplectic Euler
     // (`euler_forward_is_symplectic_euler`): its x is first order, and its p, started
     // at p₀ = v(0), second order on this run (p_k tracks v at the half steps' average;
     // an independent numpy loop of symplectic Euler gives 1.01 and 2.00 at the same h).
-    let cases: [(&str, Orders, Orders); 7] = [
+    let cases: [(&str, [Orders; 2], Orders); 7] = [
         (
             "Euler forward",
-            orders(Tableau::euler(), Bias::Forward, [0.025, 0.0125]),
+            orders(Tableau::euler(), Bias::Forward, 0.025),
             (1.0, 2.0),
         ),
         (
             "Euler symmetric",
-            orders(Tableau::euler(), Bias::Symmetric, [0.025, 0.0125]),
+            orders(Tableau::euler(), Bias::Symmetric, 0.025),
             (2.0, 2.0),
         ),
         (
             "Heun forward",
-            orders(Tableau::heun2(), Bias::Forward, [0.025, 0.0125]),
+            orders(Tableau::heun2(), Bias::Forward, 0.025),
             (2.0, 2.0),
         ),
         (
             "Heun symmetric",
-            orders(Tableau::heun2(), Bias::Symmetric, [0.025, 0.0125]),
+            orders(Tableau::heun2(), Bias::Symmetric, 0.025),
             (2.0, 2.0),
         ),
         (
             "Kutta-3 forward",
-            orders(Tableau::kutta3(), Bias::Forward, [0.025, 0.0125]),
+            orders(Tableau::kutta3(), Bias::Forward, 0.025),
             (3.0, 3.0),
         ),
         (
             "Kutta-3 symmetric",
-            orders(Tableau::kutta3(), Bias::Symmetric, [0.05, 0.025]),
+            orders(Tableau::kutta3(), Bias::Symmetric, 0.05),
             (4.0, 4.0),
         ),
         (
             "RK4 forward",
-            orders(Tableau::rk4(), Bias::Forward, [0.05, 0.025]),
+            orders(Tableau::rk4(), Bias::Forward, 0.05),
             (4.0, 4.0),
         ),
     ];
-    for (name, (q, p), expected) in cases {
-        println!("{name}: orders {q:.2} (x) {p:.2} (p), expected {expected:?}");
+    for (name, measured, expected) in cases {
+        println!("{name}: orders (x, p) {measured:.2?} over two halvings, expected {expected:?}");
+    }
+    for (name, measured, (eq, ep)) in cases {
+        for (q, p) in measured {
+            assert!((q - eq).abs() < 0.3, "{name}: x order {q}, expected {eq}");
+            assert!((p - ep).abs() < 0.3, "{name}: p order {p}, expected {ep}");
+        }
     }
     // And the order each scheme states of itself, from its tableau's conditions.
     let stated = [
@@ -350,10 +362,6 @@ fn orders_on_the_pendulum() {
         .order(),
     ];
     assert_eq!(stated, [1, 2, 2, 3, 4, 4]);
-    for (name, (q, p), (eq, ep)) in cases {
-        assert!((q - eq).abs() < 0.25, "{name}: x order {q}, expected {eq}");
-        assert!((p - ep).abs() < 0.25, "{name}: p order {p}, expected {ep}");
-    }
 }
 
 /// A tableau given as data that is none of the built-in ones, Ralston's third-order
