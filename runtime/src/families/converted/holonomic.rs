@@ -1,5 +1,5 @@
 //! The catalogue's [`ConvertedHolonomic<L, B>`](schemes::ConvertedHolonomic): the
-//! constrained conversion's Phase B ([`constrained`](super::constrained), seed 004
+//! constrained conversion's Phase B ([`constrained`], seed 004
 //! Fig. 2 reduced as spec `next_packages.md` §C.4 restates it) on the shared Newton
 //! driver, its `N = 3D + 3M` unknowns `(q₂, v₂, θ⁺, λ⁺, ν₁, ν₂)`, for a model whose
 //! kernels `model!` emits: the point kernels, [`EulerLagrangeKernels`],
@@ -8,7 +8,7 @@
 //! The state is the node `(x_k, p_k)` with `g(x_k) = 0` and the segment `(q, v)` that
 //! reached it, on `TQ` (`g(q) = 0`, `Dg(q) v = 0`). Started "from a node" (`FromNode`:
 //! `p₀ = ∂L/∂v(q₀, v₀)`, whose component along `Dg(q₀)ᵀ` the step's `Dℙᵀ` removes);
-//! the paper's start from a segment is [`constrained::from_segment`](super::constrained::from_segment).
+//! the paper's start from a segment is [`constrained::from_segment`].
 use core::borrow::BorrowMut;
 use core::marker::PhantomData;
 

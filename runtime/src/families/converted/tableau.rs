@@ -1,7 +1,7 @@
 //! The catalogue's [`ConvertedTableau`](schemes::ConvertedTableau): the node form
 //! ([`node_form`](super::node_form)) with the tableau and bias the scheme value carries,
 //! on the shared Newton driver, as [`Converted<L, B>`](schemes::Converted) runs its
-//! built-in ones ([`scheme`](super::scheme)).
+//! built-in ones.
 use super::scheme::{node_form_equations, solve_node_form};
 use super::EulerLagrangeKernels;
 use crate::error::SolveError;
