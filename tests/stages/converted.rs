@@ -18,6 +18,8 @@ use livens::{ConvertedState, FromNode, JacobianUpdate, NewtonOptions};
 use livens_models::AnglePendulum;
 use num_dual::Dual64;
 
+use crate::support::pendulum_reference::pendulum_reference;
+
 livens::model! {
     /// P1 of spec `next_packages.md` §C.5: the pendulum in its angle.
     pub struct AnglePendulumP1 {
@@ -155,24 +157,6 @@ fn the_standard_layers_derivatives_match_dual_numbers() {
         }
     }
     assert!(worst < 1e-12, "DR^q, DR^S against dual numbers: {worst}");
-}
-
-/// The pendulum P1 by classical RK4 on its first-order system in steps of at most 5e-5:
-/// the reference, independent of the standard layer.
-fn pendulum_reference(q: f64, v: f64, t: f64) -> (f64, f64) {
-    let n = (t.abs() * 20_000.0).ceil().max(1.0) as usize;
-    let h = t / n as f64;
-    let f = |q: f64, v: f64| (v, -9.81 * q.sin());
-    let (mut q, mut v) = (q, v);
-    for _ in 0..n {
-        let k1 = f(q, v);
-        let k2 = f(q + 0.5 * h * k1.0, v + 0.5 * h * k1.1);
-        let k3 = f(q + 0.5 * h * k2.0, v + 0.5 * h * k2.1);
-        let k4 = f(q + h * k3.0, v + h * k3.1);
-        q += h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
-        v += h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
-    }
-    (q, v)
 }
 
 #[test]

@@ -13,6 +13,8 @@ use livens::{ConvertedState, FromNode, JacobianUpdate, NewtonOptions};
 use livens_models::{PlanarPendulum, SphericalPendulum};
 use num_dual::Dual64;
 
+use crate::support::pendulum_reference::pendulum_reference;
+
 livens::model! {
     /// A bead on a cubic curve with a configuration-dependent mass, so that every
     /// kernel the constrained layer reads is nontrivial: `D³g ≠ 0` (the curvature
@@ -101,23 +103,6 @@ fn the_constrained_acceleration_derivatives_match_dual_numbers() {
     assert!(worst < 1e-12, "A_q, A_v against dual numbers: {worst}");
 }
 
-/// The pendulum in its angle by classical RK4 in steps of at most 5e-5: the reference.
-fn angle_reference(theta: f64, omega: f64, t: f64) -> (f64, f64) {
-    let n = (t.abs() * 20_000.0).ceil().max(1.0) as usize;
-    let h = t / n as f64;
-    let f = |q: f64, v: f64| (v, -9.81 * q.sin());
-    let (mut q, mut v) = (theta, omega);
-    for _ in 0..n {
-        let k1 = f(q, v);
-        let k2 = f(q + 0.5 * h * k1.0, v + 0.5 * h * k1.1);
-        let k3 = f(q + 0.5 * h * k2.0, v + 0.5 * h * k2.1);
-        let k4 = f(q + h * k3.0, v + h * k3.1);
-        q += h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
-        v += h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
-    }
-    (q, v)
-}
-
 fn options() -> NewtonOptions<f64> {
     NewtonOptions {
         tolerance: 1e-13,
@@ -141,7 +126,7 @@ where
     let (mut node, mut worst, mut constraints) = ((1.0, 0.0), 0.0f64, 0.0f64);
     for _ in 0..(1.0 / h).round() as usize {
         sim.step().expect("converges");
-        node = angle_reference(node.0, node.1, h);
+        node = pendulum_reference(node.0, node.1, h);
         let state = *sim.state();
         let exact = SVector::from([node.0.sin(), -node.0.cos()]);
         worst = worst.max((state.x - exact).amax());

@@ -7,10 +7,12 @@ mod converted_holonomic;
 mod prk;
 mod sleigh;
 
-/// Test-only spaces, the space laws and the symplecticity check.
+/// Test-only spaces, the space laws, the symplecticity check and the pendulum's
+/// reference solution.
 #[path = "../support"]
 mod support {
     pub mod circle;
+    pub mod pendulum_reference;
     pub mod space_laws;
     pub mod symplectic;
 }
