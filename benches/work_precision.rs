@@ -257,6 +257,16 @@ fn time_at(points: &[(f64, f64)], target: f64) -> Option<f64> {
     })
 }
 
+/// `curve` for each `(name, scheme)` of a list on one model, the points appended.
+macro_rules! curves {
+    ($c:ident, $points:ident, $group:literal, $model:ident, $node:ident, $counts:ident, $error:ident,
+     [$(($name:literal, $scheme:expr)),+ $(,)?]) => {
+        $($points.extend(curve(
+            &mut $c, $group, $name, $model, $scheme, &$node, &$counts, $error,
+        ));)+
+    };
+}
+
 fn main() {
     let (config, samples) = record::config();
     let mut c = config.configure_from_args();
@@ -280,66 +290,29 @@ fn main() {
     .expect("unconstrained");
     let counts = [250, 500, 1000, 2000, 4000];
     let mut points = Vec::new();
-    points.extend(curve(
-        &mut c,
+    curves!(
+        c,
+        points,
         "angles",
-        "lobatto2",
         angles,
-        LobattoIIIAIIIB::<2>,
-        &node,
-        &counts,
+        node,
+        counts,
         angle_error,
-    ));
-    points.extend(curve(
-        &mut c,
-        "angles",
-        "lobatto3",
-        angles,
-        LobattoIIIAIIIB::<3>,
-        &node,
-        &counts,
-        angle_error,
-    ));
-    points.extend(curve(
-        &mut c,
-        "angles",
-        "lobatto4",
-        angles,
-        LobattoIIIAIIIB::<4>,
-        &node,
-        &counts,
-        angle_error,
-    ));
-    points.extend(curve(
-        &mut c,
-        "angles",
-        "lobatto5",
-        angles,
-        LobattoIIIAIIIB::<5>,
-        &node,
-        &counts,
-        angle_error,
-    ));
-    points.extend(curve(
-        &mut c,
-        "angles",
-        "converted_rk4_forward",
-        angles,
-        Converted::<Rk4, Forward>::default(),
-        &node,
-        &counts,
-        angle_error,
-    ));
-    points.extend(curve(
-        &mut c,
-        "angles",
-        "converted_kutta3_symmetric",
-        angles,
-        Converted::<Kutta3, Symmetric>::default(),
-        &node,
-        &counts,
-        angle_error,
-    ));
+        [
+            ("lobatto2", LobattoIIIAIIIB::<2>),
+            ("lobatto3", LobattoIIIAIIIB::<3>),
+            ("lobatto4", LobattoIIIAIIIB::<4>),
+            ("lobatto5", LobattoIIIAIIIB::<5>),
+            (
+                "converted_rk4_forward",
+                Converted::<Rk4, Forward>::default()
+            ),
+            (
+                "converted_kutta3_symmetric",
+                Converted::<Kutta3, Symmetric>::default()
+            ),
+        ]
+    );
     let tolerances = [1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12];
     points.extend(dop853_curve(&mut c, "angles", &tolerances, |theta| {
         max_gap(&theta, &exact)
@@ -354,46 +327,21 @@ fn main() {
         Consistency::Reject { tolerance: 1e-14 },
     )
     .expect("on the rods");
-    points.extend(curve(
-        &mut c,
+    curves!(
+        c,
+        points,
         "cartesian",
-        "holonomic_lobatto2",
         cartesian,
-        HolonomicLobatto::<2>,
-        &node,
-        &counts,
+        node,
+        counts,
         position_error,
-    ));
-    points.extend(curve(
-        &mut c,
-        "cartesian",
-        "holonomic_lobatto3",
-        cartesian,
-        HolonomicLobatto::<3>,
-        &node,
-        &counts,
-        position_error,
-    ));
-    points.extend(curve(
-        &mut c,
-        "cartesian",
-        "holonomic_lobatto4",
-        cartesian,
-        HolonomicLobatto::<4>,
-        &node,
-        &counts,
-        position_error,
-    ));
-    points.extend(curve(
-        &mut c,
-        "cartesian",
-        "holonomic_lobatto5",
-        cartesian,
-        HolonomicLobatto::<5>,
-        &node,
-        &counts,
-        position_error,
-    ));
+        [
+            ("holonomic_lobatto2", HolonomicLobatto::<2>),
+            ("holonomic_lobatto3", HolonomicLobatto::<3>),
+            ("holonomic_lobatto4", HolonomicLobatto::<4>),
+            ("holonomic_lobatto5", HolonomicLobatto::<5>),
+        ]
+    );
     points.extend(dop853_curve(&mut c, "cartesian", &tolerances, |theta| {
         max_gap(&positions(theta), &exact_positions)
     }));
