@@ -4,7 +4,8 @@
 # model whose potential has TERMS terms as written, with `cargo build --release`.
 # Usage: .ci/downstream.sh [TERMS [DIR]]: TERMS defaults to 5000; the crate is made in
 # DIR (kept, so that a second run reuses its dependencies) or in a temporary directory.
-# Prints the build's time and, when /usr/bin/time is there, its peak memory.
+# Prints the build's time and, when /usr/bin/time is there, its peak memory. Then
+# checks that 2 000 nested minus signs are a compile error, not a crash of rustc.
 set -euo pipefail
 terms="${1:-5000}"
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -85,3 +86,28 @@ else
 fi
 echo "built a model with a $terms-term potential in $(( $(date +%s) - start )) s"
 ./target/release/downstream
+
+# The same crate with 2 000 nested minus signs in the potential: rustc's stack overflowed
+# inside the unoptimised macro at this depth. It must be a compile error with a span.
+minus=$(printf -- '- %.0s' $(seq 2000))
+cat > src/model.rs <<RS
+livens::model! {
+    pub struct Long {
+        params { k = 1.0 }
+        coords { a: Vec3, b: Vec3 }
+        kinetic = 0.5 * (dot(a_dot, a_dot) + dot(b_dot, b_dot));
+        potential = k * a.z + ${minus}b.z;
+        schemes { LobattoIIIAIIIB(2) }
+    }
+}
+RS
+if out=$(cargo build --release --quiet 2>&1); then
+    echo "2 000 nested minus signs compiled; expected a refusal" >&2
+    exit 1
+fi
+if ! grep -q "nests more than 256 levels" <<<"$out"; then
+    echo "2 000 nested minus signs: no nesting error in" >&2
+    echo "$out" >&2
+    exit 1
+fi
+echo "2 000 nested minus signs: refused with a spanned error"

@@ -106,6 +106,9 @@ pub struct ModelAst {
     /// Generalized forces `F(q, v, t)` on coordinates.
     pub forces: Vec<ForceAst>,
     pub schemes: Vec<SchemeAst>,
+    /// `schemes(budget = N) { … }`: the most temporaries one scheme's step equations
+    /// may take, instead of the default.
+    pub budget: Option<syn::LitInt>,
 }
 
 /// `coordinate: expr` or `coordinate[i]: expr` in `forces`: the generalized force on
@@ -383,9 +386,54 @@ fn set_once<T>(slot: &mut Option<T>, value: T, span: Span, what: &str) -> syn::R
 
 impl Parse for ModelAst {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let tokens = rewrite_sums(input.parse::<TokenStream>()?)?;
+        let tokens = input.parse::<TokenStream>()?;
+        check_nesting(tokens.clone())?;
+        let tokens = rewrite_sums(tokens)?;
         syn::parse::Parser::parse2(parse_model, tokens)
     }
+}
+
+/// Deepest nesting of brackets and prefix operators an expression may have.
+pub const MAX_NESTING: usize = 256;
+
+/// syn parses a bracket or a prefix `-` or `!` by recursion, and so do `rewrite_sums`
+/// and `lower`: 2 000 nested minus signs overflowed rustc's stack in a downstream
+/// release build, whose proc macros are unoptimised and have large frames. This walk
+/// has no recursion: it refuses a model nested deeper than [`MAX_NESTING`] before
+/// anything recursive sees it. A chain of binary operators (`a + b + …`) is not
+/// nesting here: every pass over it is a loop (`deep_tests.rs`).
+fn check_nesting(tokens: TokenStream) -> syn::Result<()> {
+    // Per open bracket: its tokens still to walk, and the depth inside it.
+    let mut stack = vec![(tokens.into_iter(), 0usize)];
+    // Prefix operators just walked, each one more level inside the current bracket.
+    let mut run = 0;
+    while let Some((tokens, depth)) = stack.last_mut() {
+        let depth = *depth;
+        let Some(tt) = tokens.next() else {
+            stack.pop();
+            run = 0;
+            continue;
+        };
+        if depth + run >= MAX_NESTING {
+            // error: this expression nests more than 256 levels deep …
+            return Err(syn::Error::new(
+                tt.span(),
+                format!(
+                    "this expression nests more than {MAX_NESTING} levels deep (brackets and \
+                     prefix `-` or `!` together); name a part of it with `let` and use the name"
+                ),
+            ));
+        }
+        match tt {
+            TokenTree::Group(g) => {
+                stack.push((g.stream().into_iter(), depth + run + 1));
+                run = 0;
+            }
+            TokenTree::Punct(p) if matches!(p.as_char(), '-' | '!') => run += 1,
+            _ => run = 0,
+        }
+    }
+    Ok(())
 }
 
 /// `sum(i in 0..10, body)` is not Rust syntax, which syn parses: before parsing, its
@@ -488,6 +536,7 @@ fn empty_model(attrs: Vec<Attribute>, vis: Visibility, name: Ident) -> ModelAst 
         observables: Vec::new(),
         forces: Vec::new(),
         schemes: Vec::new(),
+        budget: None,
     }
 }
 
@@ -607,6 +656,22 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
             )?;
         } else if la.peek(kw::schemes) {
             let k = body.parse::<kw::schemes>()?;
+            if body.peek(syn::token::Paren) {
+                let options;
+                syn::parenthesized!(options in body);
+                let key: Ident = options.parse()?;
+                if key != "budget" {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!(
+                            "unknown option `{key}` of `schemes`; the one option is \
+                             `schemes(budget = 40000) {{ … }}`"
+                        ),
+                    ));
+                }
+                options.parse::<Token![=]>()?;
+                m.budget = Some(options.parse()?);
+            }
             let v = braced_list::<SchemeAst>(&body)?;
             set_once(&mut schemes, v, k.span, "schemes")?;
         } else {

@@ -179,6 +179,9 @@ pub struct Model {
     /// The scalar control inputs of the `inputs` block, in order: their variables
     /// (`Role::Control`) and display names (`u`, `f.x`, `w[1]`).
     pub inputs: Vec<(VarId, String)>,
+    /// The most temporaries one symbolic scheme's step equations may take
+    /// (`schemes(budget = N)`, or the default [`crate::emit::BUDGET`]).
+    pub budget: usize,
 }
 
 impl Model {
@@ -210,6 +213,7 @@ impl Model {
             observables: Vec::new(),
             forces: None,
             inputs: Vec::new(),
+            budget: crate::emit::BUDGET,
         }
     }
 

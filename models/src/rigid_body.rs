@@ -49,7 +49,11 @@ model! {
             j2 = 8.0,
             j3 = 3.0,
         }
-        requires { j1 > 0.0, j2 > 0.0, j3 > 0.0 }
+        // Principal moments of a body: each at most the sum of the other two.
+        requires {
+            j1 > 0.0, j2 > 0.0, j3 > 0.0,
+            j1 <= j2 + j3, j2 <= j1 + j3, j3 <= j1 + j2,
+        }
         coords { q: Quat }
         invariants { w: omega(q, q_dot) }
         kinetic = 0.5 * (j1 * w[0] * w[0] + j2 * w[1] * w[1] + j3 * w[2] * w[2]);
@@ -83,7 +87,11 @@ model! {
             j2 = 8.0,
             j3 = 3.0,
         }
-        requires { j1 > 0.0, j2 > 0.0, j3 > 0.0 }
+        // Principal moments of a body: each at most the sum of the other two.
+        requires {
+            j1 > 0.0, j2 > 0.0, j3 > 0.0,
+            j1 <= j2 + j3, j2 <= j1 + j3, j3 <= j1 + j2,
+        }
         coords { q: Quat }
         let w = omega(q, q_dot);
         kinetic = 0.5 * (j1 * w[0] * w[0] + j2 * w[1] * w[1] + j3 * w[2] * w[2]);

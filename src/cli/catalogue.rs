@@ -92,6 +92,25 @@ where
     }
 }
 
+/// The runtime's reason an initial state failed, without its advice to library users
+/// (`Consistency::Project`, starting closer to the manifold): the command's only lever
+/// is `--param`, which its own message names.
+fn initial_state_message(e: &livens::InitError<f64>) -> String {
+    match e {
+        livens::InitError::Inconsistent { position, velocity } => {
+            format!("max|g(q)| = {position:?}, max|G(q) v| = {velocity:?}")
+        }
+        livens::InitError::ProjectionFailed {
+            iterations,
+            residual,
+        } => format!(
+            "projecting the initial positions onto g(q) = 0 did not converge in \
+             {iterations} iterations (residual {residual:?})"
+        ),
+        other => other.to_string(),
+    }
+}
+
 /// Runs `job` with `model` from `node`: visits the model's schemes, runs the one named.
 fn simulate_declared<Mdl, const D: usize, const M: usize, const K: usize, const Q: usize>(
     model: Mdl,
@@ -162,7 +181,7 @@ macro_rules! catalogue {
                     set_parameters(&mut model, job)?;
                     let node = model.initial_state().map_err(|e| CliError::InitialState {
                         model: job.model.name,
-                        message: e.to_string(),
+                        message: initial_state_message(&e),
                     })?;
                     simulate_declared(model, node, job)
                 }
@@ -230,7 +249,13 @@ pub fn find_scheme<'m>(model: &'m ModelEntry, given: &str) -> Result<&'m SchemeE
     {
         Some(scheme) => Err(CliError::Unsupported {
             model: model.name,
-            scheme: scheme.name,
+            // `NonholonomicLobatto(1)` for a model that declares other stage counts is
+            // named as given: the model does support the family.
+            scheme: if model.schemes.iter().any(|s| base(&s.name) == base(given)) {
+                given.to_owned()
+            } else {
+                scheme.name
+            },
             supported: scheme_list(&model.schemes),
         }),
         None => Err(CliError::UnknownScheme {
@@ -304,6 +329,21 @@ mod tests {
         ] {
             assert!(valid.contains(name), "{valid}");
         }
+    }
+
+    #[test]
+    fn initial_state_messages_carry_no_library_advice() {
+        let e = livens::InitError::Inconsistent {
+            position: 0.5,
+            velocity: 0.0,
+        };
+        let m = super::initial_state_message(&e);
+        assert_eq!(m, "max|g(q)| = 0.5, max|G(q) v| = 0.0");
+        let e = livens::InitError::<f64>::ProjectionFailed {
+            iterations: 20,
+            residual: 1e-3,
+        };
+        assert!(!super::initial_state_message(&e).contains("start closer"));
     }
 
     #[test]

@@ -117,8 +117,26 @@ impl Failure {
                 "converged in {iterations} iterations to another root of the step equations: \
                  the energy changed by {change:.3e}, at most {allowed:.3e} for this scheme"
             ),
-            // Refused before any work, or a tolerance the scalar cannot reach: a smaller
-            // step would not help, so the runtime's own advice stands.
+            // The runtime advises a library user to loosen the tolerance or widen the
+            // scalar; the command has neither option, and the stall is round-off at
+            // this step's magnitudes, which another step size changes.
+            SolveError::ToleranceUnreachable {
+                tolerance,
+                residual,
+            } => {
+                return format!(
+                    "step {} of {model} with {} from t = {} failed: Newton's residual stalled \
+                     at {residual:.3e}, above its tolerance {tolerance:.3e}, at the round-off \
+                     level of f64; try another step size with --dt; the CSV up to t = {} is in {}",
+                    self.step,
+                    scheme.label,
+                    fmt_time(self.t),
+                    fmt_time(self.t),
+                    csv.display()
+                )
+            }
+            // Refused before any work: a smaller step would not help, so the runtime's
+            // own message stands.
             other => {
                 return format!(
                     "step {} of {model} with {} from t = {} failed: {other}; the CSV up to t = {} is in {}",

@@ -412,6 +412,18 @@ fn unsupported_scheme_lists_the_models_schemes() {
     }
 }
 
+/// A stage count the model does not declare is named as given: the model does support
+/// the family, with other counts.
+#[test]
+fn an_undeclared_stage_count_is_named_as_given() {
+    let (code, _, err) = livens(&["run", "transmission", "-s", "NonholonomicLobatto(1)"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("scheme 'NonholonomicLobatto(1)'") && err.contains("NonholonomicLobatto(2)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn unknown_parameter_lists_the_models_parameters() {
     let (code, _, err) = livens(&["run", "pendulum", "-s", "EM", "--param", "mass=2"]);
@@ -432,10 +444,12 @@ fn parameters_the_model_refuses_are_usage_errors() {
         ("pendulum", "m=-1", "`m > 0.0`"),
         ("pendulum", "l=0", "`l > 0.0`"),
         ("top", "i3=1", "`i3 < i1 + i2`"),
+        ("free-body", "j1=100", "`j1 <= j2 + j3`"),
         ("four-particles", "m2=-3", "`m2 > 0.0`"),
     ] {
+        let scheme = if model == "free-body" { "EML" } else { "EM" };
         let (code, stdout, err) =
-            livens(&["run", model, "-s", "EM", "--param", param, "--out", dir]);
+            livens(&["run", model, "-s", scheme, "--param", param, "--out", dir]);
         assert_eq!(code, 2, "{model} {param}: {err}");
         assert!(
             err.contains(&format!("refuses --param {param}")) && err.contains(condition),

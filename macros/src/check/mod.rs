@@ -1,6 +1,7 @@
 //! Checks that a model supports the schemes it asks for. One function per condition,
 //! each with the reason it exists; errors land on the user's token.
 mod momentum_drift;
+mod sampled;
 mod symmetry;
 
 pub use momentum_drift::momentum_drift;
@@ -20,14 +21,19 @@ pub fn check(
     schemes: &[SchemeRequest],
 ) -> syn::Result<()> {
     let mut errors = Errors::default();
-    degenerate_constraints(model, &mut errors);
+    let reported = degenerate_constraints(model, &mut errors);
+    sampled::independent_constraints(model, &reported, &mut errors);
+    sampled::regular_mass(model, &quantities.mass, schemes, &mut errors);
     quadratic_invariants(model, &mut errors);
+    sampled::constant_invariants(model, &mut errors);
     constant_mass_matrix(model, quantities, schemes, &mut errors);
     unconstrained_only(model, schemes, &mut errors);
     nonholonomic_schemes(model, schemes, &mut errors);
     forced_schemes(model, schemes, &mut errors);
     single_rigid_body(model, quantities, schemes, &mut errors);
-    symmetry::symmetries(model, quantities, &mut errors);
+    if sampled::finite_lagrangian(model, &mut errors) {
+        symmetry::symmetries(model, quantities, &mut errors);
+    }
     errors.finish()
 }
 
@@ -251,9 +257,11 @@ fn nonholonomic_schemes(model: &Model, schemes: &[SchemeRequest], errors: &mut E
 /// step's Newton matrix then fails at run time with advice about the step size. Refuse
 /// them here, where the user can see which one: identically zero, independent of the
 /// coordinates, the same as (or the negative of) an earlier one, or more scalar
-/// constraints than coordinates.
-fn degenerate_constraints(model: &mut Model, errors: &mut Errors) {
+/// constraints than coordinates. Returns which constraints it reported; the sampled
+/// check (`sampled::independent_constraints`) decides the rest by the numbers.
+fn degenerate_constraints(model: &mut Model, errors: &mut Errors) -> Vec<bool> {
     let d = model.dim();
+    let mut reported = vec![false; model.constraints.len()];
     let mut seen: Vec<(crate::sym::Id, String)> = Vec::new();
     // `a` repeats `b` if the simplifier cancels `a − b` or `a + b` to zero.
     let repeats = |g: &mut crate::sym::Graph, a, b| {
@@ -261,6 +269,7 @@ fn degenerate_constraints(model: &mut Model, errors: &mut Errors) {
         g.is_zero(diff) || g.is_zero(sum)
     };
     for (k, c) in model.constraints.iter().enumerate() {
+        reported[k] = true;
         if model.graph.is_zero(c.expr) {
             errors.push(
                 c.span,
@@ -295,9 +304,12 @@ fn degenerate_constraints(model: &mut Model, errors: &mut Errors) {
                     model.constraints.len()
                 ),
             );
+        } else {
+            reported[k] = false;
         }
         seen.push((c.expr, c.name.clone()));
     }
+    reported
 }
 
 /// A declared invariant enters the energy–momentum schemes' discrete gradient as

@@ -32,10 +32,8 @@ pub fn symmetries(model: &mut Model, quantities: &Quantities, errors: &mut Error
     if model.momenta.is_empty() {
         return;
     }
-    let acted_on = model
-        .coords
-        .iter()
-        .any(|c| matches!(c.kind, CoordKind::Vec3 | CoordKind::Quat));
+    let has = |kind| model.coords.iter().any(|c| c.kind == kind);
+    let (vec3, quat) = (has(CoordKind::Vec3), has(CoordKind::Quat));
     let points = consistent_points(model, quantities);
     let momenta: Vec<(String, Symmetry, proc_macro2::TokenStream)> = model
         .momenta
@@ -43,17 +41,19 @@ pub fn symmetries(model: &mut Model, quantities: &Quantities, errors: &mut Error
         .map(|m| (m.name.to_string(), m.symmetry, m.tokens.clone()))
         .collect();
     for (name, symmetry, tokens) in momenta {
-        let (kind, axis) = match symmetry {
-            Symmetry::Rotation(a) => ("rotation", a),
-            Symmetry::Translation(a) => ("translation", a),
+        // A rotation acts on `Vec3` and `Quat` blocks, a translation on `Vec3` blocks only
+        // (`Model::generator`).
+        let (kind, axis, acted_on, blocks) = match symmetry {
+            Symmetry::Rotation(a) => ("rotation", a, vec3 || quat, "`Vec3` and `Quat`"),
+            Symmetry::Translation(a) => ("translation", a, vec3, "`Vec3`"),
         };
         if !acted_on {
             // error: momentum map `jz` is identically zero …
             errors.add(syn::Error::new_spanned(
                 &tokens,
                 format!(
-                    "momentum map `{name}` is identically zero: a {kind} acts on the `Vec3` \
-                     and `Quat` coordinates, and this model has none; remove it"
+                    "momentum map `{name}` is identically zero: a {kind} acts on the {blocks} \
+                     coordinates, and this model has none; remove it"
                 ),
             ));
             continue;

@@ -15,6 +15,8 @@ mod kernels;
 mod model;
 mod repeats;
 mod scheme;
+
+pub(crate) use scheme::BUDGET;
 mod stage_patterns;
 mod tokens;
 

@@ -103,23 +103,34 @@ fn arg_tokens(arg: Arg) -> TokenStream {
 /// keeps one model × scheme near 10 s and 1 GB.
 pub(crate) const BUDGET: usize = 10_000;
 
-/// The budget error, on the scheme's name, with what to do instead.
+/// The budget error, on the scheme's name, with what to do instead: a stage family the
+/// model can use (its code grows with the model, not with one step's equations), or a
+/// larger budget.
 fn over_budget(model: &Model, kind: SchemeKind, temporaries: usize) -> String {
+    let instead = if !model.nonholonomic.is_empty() {
+        "NonholonomicLobatto(2)"
+    } else if model.constraints.is_empty() {
+        "LobattoIIIAIIIB(2)"
+    } else {
+        "HolonomicLobatto(2)"
+    };
     // error: the step equations of `GglEm` for `Grav12` take 32229 temporaries …
     format!(
         "the step equations of `{}` for `{}` take {temporaries} temporaries, over the budget \
-         of {BUDGET} (about 10 s and 1 GB of rustc per model × scheme; see \
-         docs/ARCHITECTURE.md); split the model into smaller ones, or, for an unconstrained \
-         model, use a scheme assembled at run time from point kernels, such as \
-         `LobattoIIIAIIIB(2)` (its code grows with the model, not with a step's equations)",
+         of {} (rustc takes about 10 s and 1 GB per 10 000; see docs/ARCHITECTURE.md); use \
+         a scheme assembled at run time from point kernels, such as `{instead}` (its code \
+         grows with the model, not with a step's equations), or raise the budget with \
+         `schemes(budget = {}) {{ … }}`",
         kind.name(),
-        model.name
+        model.name,
+        model.budget,
+        temporaries.next_multiple_of(1000),
     )
 }
 
 /// The `DiscreteSystem` impl of one scheme (residual, exact Jacobian, guesses, next
 /// state) and its `Step` impl, which hands the sizes to the two-point family's driver; an
-/// error if the emitted code would exceed [`BUDGET`].
+/// error if the emitted code would exceed the model's budget.
 fn scheme_impl(
     model: &mut Model,
     kind: SchemeKind,
@@ -342,7 +353,7 @@ fn carried_blocks<'a>(model: &Model, t: &'a Template) -> Vec<(&'static str, &'a 
 /// ([`carried_blocks`]) and the inputs `u`, and of `Ψ` with respect to the unknowns
 /// `x`, through the template's intermediates by the chain rule as [`jacobian_entries`]
 /// does for `∂R/∂x`; only the nonzeros are written. An error if they would exceed
-/// [`BUDGET`].
+/// the model's budget.
 fn linearized_system(
     model: &mut Model,
     kind: SchemeKind,
@@ -421,7 +432,7 @@ fn linearized_system(
     };
     let var = |v| var_expr(model, v);
     let written = emit_sunk(&model.graph, &ids, &var, &p, &store);
-    if written.temporaries > BUDGET {
+    if written.temporaries > model.budget {
         return Err(over_budget(model, kind, written.temporaries));
     }
     let stmts = written.stmts;
@@ -609,7 +620,7 @@ fn row_by_row(n: usize, nonzero: &[(usize, usize, Id)]) -> Vec<usize> {
 }
 
 /// `residual_and_jacobian` (and, with a packed plan in release builds, its packed
-/// writer), each starting with `body`; an error if it would exceed [`BUDGET`].
+/// writer), each starting with `body`; an error if it would exceed the model's budget.
 ///
 /// The writer stores each output as soon as it is computed (see `emit_sunk`): the
 /// Jacobian's entry (i, j) at `position(i, j)` of `jac`, counted column-major.
@@ -664,7 +675,7 @@ fn residual_and_jacobian_writers(
     let var = |v| var_expr(model, v);
     let blocks = emit_sunk_each(&model.graph, &ordered, &var, &p, &sinks);
     let temporaries = blocks.first().map_or(0, |b| b.temporaries);
-    if temporaries > BUDGET {
+    if temporaries > model.budget {
         return Err(over_budget(model, kind, temporaries));
     }
     let mut writers = blocks.into_iter().map(|block| {

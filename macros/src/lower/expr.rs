@@ -53,6 +53,9 @@ pub struct Lowerer<'a> {
     /// The variables of the enclosing `sum`s and `for`s and their current values,
     /// innermost last.
     pub indices: Vec<(String, i64)>,
+    /// The lengths of the enclosing `sum`s and `for`s, innermost last: their product is
+    /// how many times the current family is expanded.
+    pub extents: Vec<i64>,
 }
 
 pub type R<T> = syn::Result<T>;
@@ -71,7 +74,7 @@ impl Lowerer<'_> {
     }
 
     fn lookup(&self, id: &Ident, scope: Scope) -> R<Val> {
-        let name = id.to_string();
+        let name = syn::ext::IdentExt::unraw(id).to_string();
         let Some(sym) = self.names.env.get(&name) else {
             if self.names.poisoned.contains(&name) {
                 return err(id.span(), POISONED);
@@ -180,6 +183,7 @@ impl Lowerer<'_> {
 
     /// A literal's value; one that overflows `f64` (`1e400`, a 400-digit integer) is an
     /// error here, since no later fold could make it finite.
+    /// A finite number (the literal's value; [`literal_form`] has checked how it is written).
     fn number(&mut self, x: f64, span: proc_macro2::Span) -> R<Val> {
         if x.is_finite() {
             Ok(Val::S(self.g.constant(x)))
@@ -196,8 +200,14 @@ impl Lowerer<'_> {
     pub fn lower(&mut self, e: &Expr, scope: Scope) -> R<Val> {
         match e {
             Expr::Lit(l) => match &l.lit {
-                Lit::Float(f) => self.number(f.base10_parse::<f64>()?, f.span()),
-                Lit::Int(i) => self.number(i.base10_parse::<f64>()?, i.span()),
+                Lit::Float(f) => {
+                    literal_form(&f.to_string(), f.suffix(), f.base10_digits(), f.span())?;
+                    self.number(f.base10_parse::<f64>()?, f.span())
+                }
+                Lit::Int(i) => {
+                    literal_form(&i.to_string(), i.suffix(), i.base10_digits(), i.span())?;
+                    self.number(i.base10_parse::<f64>()?, i.span())
+                }
                 other => err(
                     l.span(),
                     format!(
@@ -418,7 +428,7 @@ impl Lowerer<'_> {
                 if let Some(k) = self.index_value(id) {
                     return Ok(k);
                 }
-                let name = id.to_string();
+                let name = syn::ext::IdentExt::unraw(id).to_string();
                 let what = match self.names.env.get(&name).map(|s| s.kind) {
                     Some(Kind::Param) => format!("`{name}` is a parameter, not an index"),
                     Some(Kind::Coord) => format!("`{name}` is a coordinate, not an index"),
@@ -532,7 +542,7 @@ impl Lowerer<'_> {
                 )
             }
         };
-        let name = var.to_string();
+        let name = syn::ext::IdentExt::unraw(var).to_string();
         // error: the index `m` shadows the parameter `m` …
         let shadowed = match self.names.env.get(&name).map(|s| s.kind) {
             _ if self.index_value(var).is_some() => {
@@ -559,17 +569,42 @@ impl Lowerer<'_> {
         }
         let range = self.range(&f.expr)?;
         if range.is_empty() && self.indices.is_empty() {
+            // The range as written: `0..=-1` is empty, not `0..0`.
+            let written = quote::ToTokens::to_token_stream(&f.expr)
+                .to_string()
+                .replace(' ', "");
+            let hint = if written.contains("..=") {
+                "the end of `..=` is inclusive (`0..=9` is 0 to 9)"
+            } else {
+                "the end is exclusive (`0..10` is 0 to 9)"
+            };
             // error: the range 5..5 is empty …
             return Err(syn::Error::new_spanned(
                 &f.expr,
                 format!(
-                    "the range {}..{} is empty: it has no indices, so the `sum` or family \
-                     would have no terms; the end is exclusive (`0..10` is 0 to 9)",
-                    range.start, range.end
+                    "the range {written} is empty: it has no indices, so the `sum` or family \
+                     would have no terms; {hint}"
                 ),
             ));
         }
-        if range.end.saturating_sub(range.start) > MAX_REPEAT {
+        let len = range.end.saturating_sub(range.start);
+        let expanded = self
+            .extents
+            .iter()
+            .fold(len.max(0), |n, &e| n.saturating_mul(e));
+        if len <= MAX_REPEAT && expanded > MAX_REPEAT {
+            // error: nested repetitions expand to 100000000 terms …
+            return Err(syn::Error::new_spanned(
+                &f.expr,
+                format!(
+                    "this repetition inside {} enclosing `sum` or `for` expands {expanded} \
+                     times in all, more than {MAX_REPEAT}; a model this large is beyond \
+                     what the schemes can expand",
+                    self.extents.len()
+                ),
+            ));
+        }
+        if len > MAX_REPEAT {
             return Err(syn::Error::new_spanned(
                 &f.expr,
                 format!(
@@ -618,12 +653,20 @@ impl Lowerer<'_> {
     fn sum(&mut self, f: &ExprForLoop, scope: Scope) -> R<Val> {
         let (var, range, body) = self.family(f)?;
         let mut terms = Vec::new();
+        self.extents.push(range.end - range.start);
         for k in range {
             self.indices.push((var.clone(), k));
             let term = self.lower(body, scope);
             self.indices.pop();
-            terms.push((k, term?));
+            match term {
+                Ok(term) => terms.push((k, term)),
+                Err(e) => {
+                    self.extents.pop();
+                    return Err(e);
+                }
+            }
         }
+        self.extents.pop();
         let Some((k0, first)) = terms.first() else {
             return Ok(Val::S(self.g.zero()));
         };
@@ -1061,4 +1104,42 @@ pub fn symmetry(lw: &mut Lowerer, e: &Expr) -> R<Symmetry> {
     } else {
         Symmetry::Translation(a)
     })
+}
+
+/// A number in a model is an `f64` written in decimal, without a suffix: the generated
+/// code converts every constant to the model's scalar type, so `1.0f32` would not be an
+/// `f32` and `1u8` not an integer, and `0x10` reads as 16 where the user may have meant
+/// something else. A literal whose digits are not all zero must not round to zero
+/// (`1e-400`).
+fn literal_form(text: &str, suffix: &str, digits: &str, span: proc_macro2::Span) -> R<()> {
+    if !suffix.is_empty() {
+        // error: the number `1.0f32` has a type suffix …
+        return err(
+            span,
+            format!(
+                "the number `{text}` has a type suffix `{suffix}`; numbers in a model are \
+                 written without one (`{digits}`): every constant is converted to the \
+                 scalar type the model is used with"
+            ),
+        );
+    }
+    let lower = text.to_ascii_lowercase();
+    if ["0x", "0o", "0b"].iter().any(|p| lower.starts_with(p)) {
+        return err(
+            span,
+            format!("the number `{text}` is not decimal; write it in decimal (`{digits}`)"),
+        );
+    }
+    let mantissa = digits.split(['e', 'E']).next().unwrap_or(digits);
+    let nonzero = mantissa.chars().any(|c| ('1'..='9').contains(&c));
+    if nonzero && digits.parse::<f64>().is_ok_and(|x| x == 0.0) {
+        return err(
+            span,
+            format!(
+                "the number `{text}` is below the smallest f64 (about 4.9e-324) and would \
+                 become 0; rescale the model's units"
+            ),
+        );
+    }
+    Ok(())
 }

@@ -24,6 +24,43 @@ use crate::schemes::{Given, SchemeKind, SchemeRequest};
 use crate::sym::{Id, VarId};
 use std::collections::HashMap;
 
+/// Constraint, momentum and observable names label the model's name lists
+/// (`Model::CONSTRAINTS`, …) and the command's CSV columns (`lambda[name]`,
+/// `momentum[name]`, `observable[name]`): one name twice in a list would give two
+/// columns of that name. Holonomic and nonholonomic constraints share the multiplier
+/// block, so they share one list.
+fn unique_labels(errors: &mut Errors, ast: &ModelAst) {
+    use syn::ext::IdentExt;
+    let constraints = ast.holonomic.iter().chain(&ast.nonholonomic);
+    let lists: [(&str, Vec<&Ident>); 3] = [
+        ("constraint", constraints.map(|(n, _)| n).collect()),
+        (
+            "momentum map",
+            ast.momentum.iter().map(|(n, _)| n).collect(),
+        ),
+        (
+            "observable",
+            ast.observables.iter().map(|(n, _)| n).collect(),
+        ),
+    ];
+    for (what, list) in lists {
+        let mut seen = std::collections::HashSet::new();
+        for name in list {
+            let plain = name.unraw().to_string();
+            if !seen.insert(plain.clone()) {
+                // error: the constraint name `c` is used twice; …
+                errors.push(
+                    name.span(),
+                    format!(
+                        "the {what} name `{plain}` is used twice: the model's list of {what}s \
+                         and the CSV would have two entries of that name; rename one"
+                    ),
+                );
+            }
+        }
+    }
+}
+
 /// Lowers the parsed model to the IR and its requested schemes, collecting every error.
 pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Error> {
     let mut errors = Errors::default();
@@ -63,6 +100,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     let model_dim = model.dim();
     let name_span = model.name.span();
     let defaults: Vec<f64> = model.params.iter().map(|p| p.default).collect();
+    let mut model_budget = crate::emit::BUDGET;
     let mut lw = Lowerer {
         g: &mut model.graph,
         roles: &mut model.roles,
@@ -72,17 +110,32 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
         time: None,
         kinetic: None,
         indices: Vec::new(),
+        extents: Vec::new(),
     };
     let invariants = declare_invariants(&mut lw, &mut errors, &ast.invariants);
     lower_lets(&mut lw, &mut errors, &ast.lets);
     let requirements = requirements(&mut lw, &mut errors, &ast.requires, &defaults);
     let lagrangian = lagrangian(&mut lw, &mut errors, &ast, name_span);
+    unique_labels(&mut errors, &ast);
     let constraints = constraints(&mut lw, &mut errors, &ast.holonomic, Holonomy::Holonomic);
     let nonholonomic = constraints_linear_in_velocities(&mut lw, &mut errors, &ast.nonholonomic);
     let momenta = momenta(&mut lw, &mut errors, &ast.momentum);
     let observables = observables(&mut lw, &mut errors, &ast.observables);
     let forces = forces(&mut lw, &mut errors, &ast.forces, model_dim);
     let schemes = schemes(&mut errors, &ast.schemes);
+    if let Some(budget) = &ast.budget {
+        match budget.base10_parse::<usize>() {
+            Ok(n) if n > 0 && budget.suffix().is_empty() => model_budget = n,
+            _ => errors.push(
+                budget.span(),
+                format!(
+                    "the budget is a number of temporaries ≥ 1 without a suffix, such as \
+                     `schemes(budget = 40000)` (the default is {})",
+                    crate::emit::BUDGET
+                ),
+            ),
+        }
+    }
     let kinetic = lw.kinetic;
 
     errors.finish()?;
@@ -131,6 +184,7 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
         model.forces = Some(expanded[2 + n_declared..].to_vec());
     }
     model.invariants = invariants;
+    model.budget = model_budget;
     model.momenta = momenta;
     model.requirements = requirements;
     model.energy_span = ast
@@ -138,7 +192,51 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
         .as_ref()
         .or(ast.lagrangian.as_ref())
         .map_or(name_span, |(span, _)| *span);
+    collect_like_terms(&mut model);
     Ok((model, schemes))
+}
+
+/// Every expression of the model in the normal form of `Graph::collect_like_terms`, in
+/// one pass so that what they share stays shared: everything later (the derivatives,
+/// the checks, the step equations) starts from the collected sums.
+fn collect_like_terms(model: &mut Model) {
+    let mut roots = vec![
+        model.lagrangian,
+        model.potential,
+        model.potential_raw,
+        model.kinetic_raw,
+    ];
+    roots.extend(model.constraints.iter().map(|c| c.expr));
+    roots.extend(model.constraints_raw.iter().copied());
+    roots.extend(model.nonholonomic.iter().map(|c| c.expr));
+    roots.extend(model.observables.iter().map(|c| c.expr));
+    roots.extend(model.invariants.iter().map(|i| i.expr));
+    roots.extend(model.forces.iter().flatten().copied());
+    let normal = model.graph.collect_like_terms(&roots);
+    let mut normal = normal.into_iter();
+    let mut next = || normal.next().expect("one normal form per root");
+    model.lagrangian = next();
+    model.potential = next();
+    model.potential_raw = next();
+    model.kinetic_raw = next();
+    for c in &mut model.constraints {
+        c.expr = next();
+    }
+    for c in &mut model.constraints_raw {
+        *c = next();
+    }
+    for c in &mut model.nonholonomic {
+        c.expr = next();
+    }
+    for c in &mut model.observables {
+        c.expr = next();
+    }
+    for i in &mut model.invariants {
+        i.expr = next();
+    }
+    for f in model.forces.iter_mut().flatten() {
+        *f = next();
+    }
 }
 
 /// Parameters: runtime fields whose defaults are numbers.
@@ -158,6 +256,7 @@ fn declare_params(
             time: None,
             kinetic: None,
             indices: Vec::new(),
+            extents: Vec::new(),
         };
         let scope = Scope::Constant(
             "a parameter's default must be a number",
@@ -219,11 +318,28 @@ fn declare_coords(
                     c.name
                 ),
             );
-            names.poison(c.name.to_string());
-            names.poison(format!("{}_dot", c.name));
+            // Names are looked up without `r#` (`Names::declare`).
+            let plain = syn::ext::IdentExt::unraw(&c.name).to_string();
+            names.poison(format!("{plain}_dot"));
+            names.poison(plain);
             continue;
         }
-        let dot_name = Ident::new(&format!("{}_dot", c.name), c.name.span());
+        // rustc hands a name with an emoji to the macro (after its own error), and
+        // `Ident::new` panics on `…_dot` made from it.
+        let plain = c.name.to_string();
+        if !plain.chars().all(|ch| ch.is_alphanumeric() || ch == '_') {
+            errors.push(
+                c.name.span(),
+                format!(
+                    "the coordinate name `{plain}` is not an identifier of letters, digits and \
+                     underscores, so its velocity `{plain}_dot` cannot be named; choose another"
+                ),
+            );
+            names.poison(plain.clone());
+            names.poison(format!("{plain}_dot"));
+            continue;
+        }
+        let dot_name = Ident::new(&format!("{plain}_dot"), c.name.span());
         let kind = match c.kind.to_string().as_str() {
             "Scalar" => CoordKind::Scalar,
             "Vec3" => CoordKind::Vec3,
@@ -801,6 +917,7 @@ fn constraint(
                 return false;
             }
         };
+        lw.extents.push(range.end - range.start);
         for k in range {
             lw.indices.push((var.clone(), k));
             let ok = constraint(
@@ -814,9 +931,11 @@ fn constraint(
             );
             lw.indices.pop();
             if !ok {
+                lw.extents.pop();
                 return false;
             }
         }
+        lw.extents.pop();
         return true;
     }
     let what = format!("holonomic constraint `{label}`");
@@ -901,7 +1020,7 @@ fn forces(
 
 /// The entries `(coordinate index, force)` of one `forces` entry.
 fn force_on(lw: &mut Lowerer, force: &ForceAst) -> syn::Result<Vec<(usize, Id)>> {
-    let name = force.coord.to_string();
+    let name = syn::ext::IdentExt::unraw(&force.coord).to_string();
     let target = match lw.names.env.get(&name) {
         Some(Sym {
             kind: Kind::Coord,
@@ -999,9 +1118,26 @@ fn schemes(errors: &mut Errors, schemes: &[SchemeAst]) -> Vec<SchemeRequest> {
         for arg in &s.args {
             given.push(match arg {
                 SchemeArgAst::Count(lit) => match lit.base10_parse::<usize>() {
-                    Ok(n) => Given::Count(n),
-                    Err(e) => {
-                        errors.push(lit.span(), e.to_string());
+                    Ok(n) if lit.suffix().is_empty() => Given::Count(n),
+                    // The parser's own words ("invalid digit found in string") name no
+                    // reason a user can act on.
+                    _ => {
+                        let digits = lit.base10_digits();
+                        let why = if !lit.suffix().is_empty() {
+                            format!("is written without a suffix (`{}`)", digits)
+                        } else if digits.starts_with('-') {
+                            "is a count, not a negative number".to_string()
+                        } else {
+                            "is too large to be a count".to_string()
+                        };
+                        // error: a scheme's parameter `-2` is a count, …
+                        errors.push(
+                            lit.span(),
+                            format!(
+                                "the scheme parameter `{lit}` {why}; see the scheme's range of \
+                                 values in the README's scheme table"
+                            ),
+                        );
                         continue 'schemes;
                     }
                 },

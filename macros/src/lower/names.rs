@@ -94,7 +94,8 @@ impl Names {
     /// Declares `id`. A name declared twice is removed and poisoned: its uses are
     /// ambiguous, not errors of their own.
     pub fn declare(&mut self, errors: &mut Errors, id: &Ident, sym: Sym) {
-        let name = id.to_string();
+        // `r#m` and `m` are one name in Rust, and so here.
+        let name = syn::ext::IdentExt::unraw(id).to_string();
         if BUILTINS.contains(&name.as_str()) {
             errors.push(
                 id.span(),

@@ -394,6 +394,11 @@ impl SchemeKind {
         self.entry.mass == Mass::Constant
     }
 
+    /// Whether the scheme needs a regular (not necessarily constant) mass matrix.
+    pub fn needs_regular_mass(self) -> bool {
+        self.entry.mass == Mass::Regular
+    }
+
     /// Whether the scheme supports holonomic constraints.
     pub fn supports_constraints(self) -> bool {
         matches!(self.entry.constraints, ConstraintSupport::Holonomic)

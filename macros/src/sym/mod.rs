@@ -9,6 +9,7 @@ mod degree;
 mod diff;
 pub mod emit;
 mod eval;
+mod normal;
 #[cfg(test)]
 mod sexp;
 mod subst;
