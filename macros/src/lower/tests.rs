@@ -95,3 +95,34 @@ fn index_edge_cases_are_errors() {
         }
     }
 }
+
+/// The temporaries of `scheme`'s step for the chain of `n` links (read off the budget
+/// error at a budget of 1).
+fn step_size(n: usize, scheme: &str) -> usize {
+    let source = chain(n, scheme).replace("schemes {", "schemes(budget = 1) {");
+    let e = expand(&source).expect_err("over a budget of 1");
+    e.split(" take ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no size in: {e}"))
+}
+
+#[test]
+fn the_chain_step_grows_linearly_and_sixty_four_links_fit_the_budget() {
+    // 13 444 temporaries at 64 links before like terms were collected, constant factors
+    // taken outside and negations printed in place: over the default budget.
+    let (at40, at64) = (step_size(40, "GglEm"), step_size(64, "GglEm"));
+    assert!(at64 <= crate::emit::BUDGET, "GglEm at 64 links: {at64}");
+    let growth = at64 as f64 / at40 as f64;
+    assert!(
+        growth <= 1.8,
+        "64 links against 40: {growth} ({at64} / {at40})"
+    );
+    let rattle = step_size(64, "Rattle");
+    assert!(
+        rattle <= crate::emit::BUDGET,
+        "Rattle at 64 links: {rattle}"
+    );
+    println!("GglEm: {at40} at 40 links, {at64} at 64; Rattle: {rattle} at 64");
+}

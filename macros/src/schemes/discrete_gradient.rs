@@ -57,11 +57,11 @@ pub(super) type Split = (BTreeMap<Vec<usize>, Vec<Id>>, Vec<Id>);
 /// The additive terms of `raw` (an expression in the coordinates and the declared
 /// invariants) written in invariants only, grouped by the set of invariants they use,
 /// and the other terms.
-pub(super) fn split_by_invariants(model: &Model, raw: Id) -> Split {
+pub(super) fn split_by_invariants(model: &mut Model, raw: Id) -> Split {
     let inv_vars: Vec<VarId> = model.invariants.iter().map(|i| i.var).collect();
     let mut groups: BTreeMap<Vec<usize>, Vec<Id>> = BTreeMap::new();
     let mut rest: Vec<Id> = Vec::new();
-    for term in additive_terms(&model.graph, raw) {
+    for term in additive_terms(&mut model.graph, raw) {
         let uses: Vec<usize> = (0..inv_vars.len())
             .filter(|&k| model.graph.depends_on(term, inv_vars[k]))
             .collect();
@@ -120,12 +120,34 @@ pub fn invariant_groups(model: &mut Model, raw: Id) -> (Id, Vec<(Vec<usize>, Id)
     (rest, groups)
 }
 
-/// The terms of a sum (through `Add` nodes; a negated sum counts as one term).
-fn additive_terms(g: &Graph, e: Id) -> Vec<Id> {
-    match g.node(e) {
-        Node::Add(a, b) => [additive_terms(g, a), additive_terms(g, b)].concat(),
-        _ => vec![e],
+/// The terms of a sum, through `Add` nodes and through negations and constant
+/// multiples of sums (`c·(a + b)` is the terms `c·a`, `c·b`), so that the split does
+/// not depend on how the simplifier arranged the sum: it factors `½a + ½b` into
+/// `½(a + b)`, which counted as one term using the invariants of both. Without
+/// recursion: a sum written out can have thousands of terms.
+fn additive_terms(g: &mut Graph, e: Id) -> Vec<Id> {
+    let mut terms = Vec::new();
+    let mut stack = vec![(1.0, e)];
+    while let Some((c, x)) = stack.pop() {
+        match g.node(x) {
+            Node::Add(a, b) => {
+                stack.push((c, b));
+                stack.push((c, a));
+            }
+            Node::Neg(a) if matches!(g.node(a), Node::Add(..)) => stack.push((-c, a)),
+            Node::Mul(k, a)
+                if matches!(g.node(a), Node::Add(..))
+                    && g.as_const(k).is_some_and(|k| (c * k).is_finite()) =>
+            {
+                stack.push((c * g.as_const(k).unwrap_or(1.0), a));
+            }
+            _ => {
+                let k = g.constant(c);
+                terms.push(g.mul(k, x));
+            }
+        }
     }
+    terms
 }
 
 /// The discrete gradient of `f` in the variables `vars` between `x⁰` and `x¹` (other

@@ -79,7 +79,7 @@ pub fn emit_sunk_each(
         slot[i] = k;
     }
     let slots = order.len();
-    let operand = |id: Id| -> TokenStream {
+    let plain = |id: Id| -> TokenStream {
         match g.node(id) {
             Node::Const(bits) => {
                 let lit = Literal::f64_suffixed(f64::from_bits(bits));
@@ -92,6 +92,16 @@ pub fn emit_sunk_each(
             }
         }
     };
+    // A negation is printed in place, `(-t3)`: it costs no local of its own.
+    let operand = |id: Id| -> TokenStream {
+        match g.node(id) {
+            Node::Neg(x) => {
+                let inner = plain(x);
+                quote!((-#inner))
+            }
+            _ => plain(id),
+        }
+    };
     // The outputs each node's statement completes, in order.
     let mut completes: Vec<Vec<usize>> = vec![Vec::new(); len];
     let mut stmts = vec![TokenStream::new(); sinks.len()];
@@ -101,10 +111,15 @@ pub fn emit_sunk_each(
         }
     };
     for (k, &o) in outputs.iter().enumerate() {
-        if slot[o.index()] == usize::MAX {
+        // A negated output is stored with the statement of what it negates.
+        let computed = match g.node(o) {
+            Node::Neg(x) => x,
+            _ => o,
+        };
+        if slot[computed.index()] == usize::MAX {
             store(&mut stmts, k, &operand(o));
         } else {
-            completes[o.index()].push(k);
+            completes[computed.index()].push(k);
         }
     }
     for &i in &order {
@@ -116,7 +131,7 @@ pub fn emit_sunk_each(
             stmts.extend(statement.clone());
         }
         for &k in &completes[i] {
-            store(&mut stmts, k, &operand(id));
+            store(&mut stmts, k, &operand(outputs[k]));
         }
     }
     let values: Vec<TokenStream> = outputs.iter().map(|&o| operand(o)).collect();
@@ -178,10 +193,7 @@ fn operation(
             let (ta, tb) = (operand(a), operand(b));
             quote!(#ta / #tb)
         }
-        Node::Neg(a) => {
-            let ta = operand(a);
-            quote!(-#ta)
-        }
+        Node::Neg(_) => unreachable!("a negation is printed in place, not computed"),
         Node::Powi(a, n) => {
             let ta = operand(a);
             match n {
@@ -211,19 +223,17 @@ fn operation(
 /// outputs equation by equation, the 40-link chain's EM writer went from 115 KiB of
 /// machine code to 97 KiB.
 fn depth_first(g: &Graph, outputs: &[Id], len: usize) -> Vec<usize> {
-    let operands = |id: Id| -> Vec<Id> {
-        match g.node(id) {
-            Node::Add(a, b) => match g.node(b) {
-                Node::Neg(c) => vec![a, c],
-                _ => vec![a, b],
-            },
-            node => node.children().collect(),
-        }
+    // A negation is printed in place (`emit_sunk_each`): its operand is what is computed.
+    let unnegated = |id: Id| match g.node(id) {
+        Node::Neg(x) => x,
+        _ => id,
     };
-    let is_operation = |id: Id| !matches!(g.node(id), Node::Var(_) | Node::Const(_));
+    let operands = |id: Id| -> Vec<Id> { g.node(id).children().map(unnegated).collect() };
+    let is_operation = |id: Id| !matches!(g.node(id), Node::Var(_) | Node::Const(_) | Node::Neg(_));
     let mut visited = vec![false; len];
     let mut order = Vec::new();
     for &o in outputs {
+        let o = unnegated(o);
         if !is_operation(o) {
             continue;
         }

