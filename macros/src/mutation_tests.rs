@@ -16,7 +16,7 @@ use proc_macro2::{Delimiter, Group, Ident, Spacing, Span, TokenStream, TokenTree
 use crate::dsl::ModelAst;
 use crate::test_rng::Rng;
 
-const MODELS: [(&str, &str); 4] = [
+const MODELS: [(&str, &str); 6] = [
     ("pendulum", include_str!("../../models/src/pendulum.rs")),
     ("top", include_str!("../../models/src/top.rs")),
     (
@@ -24,6 +24,13 @@ const MODELS: [(&str, &str); 4] = [
         include_str!("../../models/src/four_particles.rs"),
     ),
     ("chain", include_str!("../../models/src/chain.rs")),
+    // A nonholonomic model (its first, the particle with `ż = y ẋ`) and a quaternion
+    // one (the free rigid body, with invariants and nine schemes).
+    (
+        "nonholonomic",
+        include_str!("../../models/src/nonholonomic.rs"),
+    ),
+    ("free_body", include_str!("../../models/src/rigid_body.rs")),
 ];
 
 /// Variants drawn per model and class (duplicates of an earlier variant are skipped)
@@ -544,6 +551,16 @@ fn mutants_of_four_particles_give_spanned_errors_or_valid_code_never_panics() {
 #[test]
 fn mutants_of_the_chain_give_spanned_errors_or_valid_code_never_panics() {
     mutants_of(3);
+}
+
+#[test]
+fn mutants_of_the_nonholonomic_particle_give_spanned_errors_or_valid_code_never_panics() {
+    mutants_of(4);
+}
+
+#[test]
+fn mutants_of_the_free_body_give_spanned_errors_or_valid_code_never_panics() {
+    mutants_of(5);
 }
 
 #[test]

@@ -870,6 +870,15 @@ impl Lowerer<'_> {
                 if name == "vec3" {
                     arity(3)?;
                 }
+                // An empty vector would make a constraint or observable of no
+                // components, which vanished without a word.
+                if items.is_empty() {
+                    return err(
+                        span,
+                        "`vector()` has no components; a vector needs at least one, e.g. \
+                         `vector(x, y)`",
+                    );
+                }
                 Ok(Val::V(items))
             }
             "diag" => {
