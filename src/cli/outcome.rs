@@ -231,6 +231,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_stalled_tolerance_gets_advice_the_command_can_follow() {
+        let failure = Failure {
+            step: 7,
+            t: 0.3,
+            h: 0.05,
+            error: SolveError::ToleranceUnreachable {
+                tolerance: 1e-14,
+                residual: 3e-13,
+            },
+        };
+        let scheme = SchemeEntry::of::<livens::schemes::GglEm>();
+        let m = failure.message("pendulum", &scheme, std::path::Path::new("out/x.csv"));
+        assert!(m.contains("--dt") && m.contains("step 7"), "{m}");
+        assert!(!m.contains("scalar type") && !m.contains("loosen"), "{m}");
+    }
+
+    #[test]
     fn long_runs_are_plotted_as_their_envelope() {
         let mut s = Series::new(3 * PLOT_POINTS);
         for i in 0..3 * PLOT_POINTS {
