@@ -52,6 +52,12 @@ fn point(k: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
 /// `None` if any entry is not finite there.
 fn rows_at(model: &Model, rows: &[Vec<Id>], k: usize) -> Option<Vec<Row>> {
     let (q, v) = point(k, model.dim());
+    values_at(model, rows, &q, &v)
+}
+
+/// Values and magnitudes of `rows` at `(q, v)`, the parameters at their defaults; `None`
+/// if any entry is not finite there.
+fn values_at(model: &Model, rows: &[Vec<Id>], q: &[f64], v: &[f64]) -> Option<Vec<Row>> {
     let flat: Vec<Id> = rows.iter().flatten().copied().collect();
     let values = model
         .graph
@@ -73,6 +79,67 @@ fn rows_at(model: &Model, rows: &[Vec<Id>], k: usize) -> Option<Vec<Row>> {
             })
             .collect(),
     )
+}
+
+/// Sample point `k` with its positions moved onto `g(q) = 0` by Gauss–Newton steps of
+/// least norm, `q ← q − Gᵀ(G Gᵀ)⁻¹ g(q)`; `None` if they do not get there (no real
+/// solution nearby, a point where `g` is not finite). Near a constraint whose gradient
+/// vanishes on `g = 0` the steps converge only linearly, hence the many iterations.
+fn on_manifold(model: &Model, g: &[Id], gradients: &[Vec<Id>], k: usize) -> Option<Vec<f64>> {
+    let (mut q, v) = point(k, model.dim());
+    let mut rows = vec![g.to_vec()];
+    rows.extend(gradients.iter().cloned());
+    for _ in 0..200 {
+        let at = values_at(model, &rows, &q, &v)?;
+        let (gv, gm) = (&at[0].value, &at[0].magnitude);
+        if gv.iter().zip(gm).all(|(x, m)| x.abs() <= 1e-14 * m) {
+            return Some(q);
+        }
+        let jac: Vec<&[f64]> = at[1..].iter().map(|r| r.value.as_slice()).collect();
+        let m = jac.len();
+        // (G Gᵀ + μ I) y = g, with μ far below G Gᵀ's scale: a least-norm step that
+        // stays defined where G loses rank.
+        let mut a: Vec<Vec<f64>> = (0..m)
+            .map(|i| (0..m).map(|j| dot(jac[i], jac[j])).collect())
+            .collect();
+        let trace: f64 = (0..m).map(|i| a[i][i]).sum();
+        for (i, row) in a.iter_mut().enumerate() {
+            row[i] += 1e-14 * trace.max(f64::MIN_POSITIVE) / m as f64;
+            row.push(gv[i]);
+        }
+        let y = solve(a)?;
+        for (i, qi) in q.iter_mut().enumerate() {
+            *qi -= (0..m).map(|j| jac[j][i] * y[j]).sum::<f64>();
+        }
+    }
+    None
+}
+
+/// The solution of the square system whose augmented rows are `a` (Gaussian
+/// elimination with partial pivoting); `None` if a pivot is zero or not finite.
+fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
+    let n = a.len();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        a.swap(col, pivot);
+        let pivot_row = a[col].clone();
+        if pivot_row[col] == 0.0 || !pivot_row[col].is_finite() {
+            return None;
+        }
+        for row in a.iter_mut().skip(col + 1) {
+            let f = row[col] / pivot_row[col];
+            row.iter_mut()
+                .zip(&pivot_row)
+                .skip(col)
+                .for_each(|(x, p)| *x -= f * p);
+        }
+    }
+    let mut x = vec![0.0; n];
+    for i in (0..n).rev() {
+        let s: f64 = (i + 1..n).map(|j| a[i][j] * x[j]).sum();
+        x[i] = (a[i][n] - s) / a[i][i];
+    }
+    x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
 /// A row's entries at a point, and their magnitudes (see `Graph::eval_with_magnitude`).
@@ -101,7 +168,7 @@ fn norm(a: &[f64]) -> f64 {
 
 /// Each row's fate at one point: Gram–Schmidt (twice, for round-off) against the
 /// independent rows before it.
-fn fates_at(rows: &[Row]) -> Vec<Fate> {
+fn fates_at(rows: &[Row], tolerance: f64) -> Vec<Fate> {
     let mut basis: Vec<Vec<f64>> = Vec::new();
     let mut kept: Vec<usize> = Vec::new();
     let mut fates = Vec::with_capacity(rows.len());
@@ -115,11 +182,11 @@ fn fates_at(rows: &[Row]) -> Vec<Fate> {
             }
         }
         let left = norm(&rest);
-        if scale > 0.0 && left > TOLERANCE * scale {
+        if scale > 0.0 && left > tolerance * scale {
             basis.push(rest.iter().map(|x| x / left).collect());
             kept.push(k);
             fates.push(Fate::Independent);
-        } else if scale == 0.0 || norm(&row.value) <= TOLERANCE * scale {
+        } else if scale == 0.0 || norm(&row.value) <= tolerance * scale {
             fates.push(Fate::Zero);
         } else {
             fates.push(Fate::DependsOn(combination(rows, &kept, &row.value)));
@@ -133,33 +200,16 @@ fn fates_at(rows: &[Row]) -> Vec<Fate> {
 fn combination(rows: &[Row], kept: &[usize], r: &[f64]) -> Vec<usize> {
     let b: Vec<&[f64]> = kept.iter().map(|&k| rows[k].value.as_slice()).collect();
     let n = b.len();
-    let mut a: Vec<Vec<f64>> = (0..n)
+    let a: Vec<Vec<f64>> = (0..n)
         .map(|i| {
             let mut row: Vec<f64> = (0..n).map(|j| dot(b[i], b[j])).collect();
             row.push(dot(b[i], r));
             row
         })
         .collect();
-    // Gaussian elimination with partial pivoting on the small normal equations.
-    for col in 0..n {
-        let pivot = (col..n)
-            .max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))
-            .unwrap_or(col);
-        a.swap(col, pivot);
-        let pivot_row = a[col].clone();
-        for row in a.iter_mut().skip(col + 1) {
-            let f = row[col] / pivot_row[col];
-            row.iter_mut()
-                .zip(&pivot_row)
-                .skip(col)
-                .for_each(|(x, p)| *x -= f * p);
-        }
-    }
-    let mut c = vec![0.0; n];
-    for i in (0..n).rev() {
-        let s: f64 = (i + 1..n).map(|j| a[i][j] * c[j]).sum();
-        c[i] = (a[i][n] - s) / a[i][i];
-    }
+    let Some(c) = solve(a) else {
+        return kept.to_vec();
+    };
     let size = norm(r);
     (0..n)
         .filter(|&i| (c[i] * norm(b[i])).abs() > 1e-6 * size)
@@ -170,12 +220,15 @@ fn combination(rows: &[Row], kept: &[usize], r: &[f64]) -> Vec<usize> {
 /// The fate of each row over the usable sample points: independent if it is at any
 /// point, otherwise its fate at the first. `None` if no point is usable.
 fn fates(model: &Model, rows: &[Vec<Id>]) -> Option<Vec<Fate>> {
+    let points = (0..POINTS).filter_map(|k| rows_at(model, rows, k));
+    combine(points, TOLERANCE)
+}
+
+/// [`fates`] over the rows evaluated at some points.
+fn combine(points: impl Iterator<Item = Vec<Row>>, tolerance: f64) -> Option<Vec<Fate>> {
     let mut result: Option<Vec<Fate>> = None;
-    for k in 0..POINTS {
-        let Some(at) = rows_at(model, rows, k) else {
-            continue;
-        };
-        let here = fates_at(&at);
+    for at in points {
+        let here = fates_at(&at, tolerance);
         match &mut result {
             None => result = Some(here),
             Some(fates) => {
@@ -212,7 +265,6 @@ fn names(list: &[String]) -> String {
 /// refused; they are left out here.
 pub fn independent_constraints(model: &mut Model, reported: &[bool], errors: &mut Errors) {
     let (q, v) = (model.q.clone(), model.v.clone());
-    let d = model.dim();
     // (row, name, span, holonomic?)
     let mut rows: Vec<Vec<Id>> = Vec::new();
     let mut labels: Vec<(String, proc_macro2::Span, bool)> = Vec::new();
@@ -269,10 +321,68 @@ pub fn independent_constraints(model: &mut Model, reported: &[bool], errors: &mu
         );
     }
     let kept: Vec<usize> = (0..rows.len()).filter(|&k| finite[k]).collect();
+    let g: Vec<Id> = kept
+        .iter()
+        .filter(|&&k| labels[k].2)
+        .map(|&k| values[k][0])
+        .collect();
     let rows: Vec<Vec<Id>> = kept.iter().map(|&k| rows[k].clone()).collect();
     let labels: Vec<_> = kept.iter().map(|&k| labels[k].clone()).collect();
     let Some(fates) = fates(model, &rows) else {
         return;
+    };
+    // Independent at generic points, the rows may still lose rank where the constraints
+    // hold: `(x² + y² − 1)²` has a zero gradient exactly on its circle.
+    if fates.iter().all(|f| *f == Fate::Independent) {
+        if let Some(on_g) = manifold_fates(model, &rows, &g) {
+            report_dependent(model, &labels, &on_g, true, errors);
+        }
+    } else {
+        report_dependent(model, &labels, &fates, false, errors);
+    }
+}
+
+/// Where rows that are independent at generic points may still be dependent: within
+/// this fraction of their magnitude at points of `g = 0`. The points are only as close
+/// to `g = 0` as a squared constraint lets Gauss–Newton get (about 1e-7), so a gradient
+/// that vanishes on `g = 0` is about 1e-7 of its magnitude there, where a generic one
+/// is of order 1.
+const MANIFOLD_TOLERANCE: f64 = 1e-5;
+
+/// The rows' fates at up to four sample points moved onto `g = 0` (the holonomic
+/// constraints `g`, whose gradients are the first rows); `None` without holonomic
+/// constraints or with fewer than two points that reach `g = 0`.
+fn manifold_fates(model: &Model, rows: &[Vec<Id>], g: &[Id]) -> Option<Vec<Fate>> {
+    if g.is_empty() {
+        return None;
+    }
+    let gradients = &rows[..g.len()];
+    let points: Vec<Vec<f64>> = (0..POINTS)
+        .filter_map(|k| on_manifold(model, g, gradients, k))
+        .take(4)
+        .collect();
+    if points.len() < 2 {
+        return None;
+    }
+    let v = point(0, model.dim()).1;
+    let at = points.iter().filter_map(|q| values_at(model, rows, q, &v));
+    combine(at, MANIFOLD_TOLERANCE)
+}
+
+/// The errors of the rows that are not independent, each on its constraint's name;
+/// `on_g` says the fates are those at points of `g = 0`.
+fn report_dependent(
+    model: &Model,
+    labels: &[(String, proc_macro2::Span, bool)],
+    fates: &[Fate],
+    on_g: bool,
+    errors: &mut Errors,
+) {
+    let d = model.dim();
+    let at = if on_g {
+        "at every sampled point where the holonomic constraints hold"
+    } else {
+        "at every sampled point"
     };
     let mut counted = false;
     for (k, fate) in fates.iter().enumerate() {
@@ -294,14 +404,19 @@ pub fn independent_constraints(model: &mut Model, reported: &[bool], errors: &mu
                     labels.iter().filter(|l| !l.2).count()
                 )
             }
+            Fate::Zero if *holonomic && on_g => format!(
+                "constraint `{name}` has a zero gradient {at}: it is a square (or a higher \
+                 power) of a constraint, such as `(x * x + y * y - 1.0).powi(2)`, so `G M⁻¹ \
+                 Gᵀ` is singular where the motion is; write the constraint itself"
+            ),
             Fate::Zero if *holonomic => format!(
-                "constraint `{name}` has a zero gradient at every sampled point: its terms \
-                 cancel to a constant in the coordinates, so it constrains nothing (and \
-                 `G M⁻¹ Gᵀ` is singular); remove it"
+                "constraint `{name}` has a zero gradient {at}: its terms cancel to a constant \
+                 in the coordinates, so it constrains nothing (and `G M⁻¹ Gᵀ` is singular); \
+                 remove it"
             ),
             Fate::Zero => format!(
-                "nonholonomic constraint `{name}` is zero for every velocity at every sampled \
-                 point: its terms cancel; remove it"
+                "nonholonomic constraint `{name}` is zero for every velocity {at}: its terms \
+                 cancel; remove it"
             ),
             Fate::DependsOn(on) => {
                 let listed: Vec<String> = on.iter().map(|&j| labels[j].0.clone()).collect();
@@ -318,8 +433,7 @@ pub fn independent_constraints(model: &mut Model, reported: &[bool], errors: &mu
                      are singular and the multipliers are not determined"
                 };
                 format!(
-                    "{kind}constraint `{name}` is not independent of {} (at every sampled \
-                     point {why}); remove it",
+                    "{kind}constraint `{name}` is not independent of {} ({at} {why}); remove it",
                     names(&listed)
                 )
             }
@@ -453,7 +567,7 @@ mod tests {
             row(&[0.0, 1.0, 1.0]),
         ];
         assert_eq!(
-            fates_at(&rows),
+            fates_at(&rows, TOLERANCE),
             vec![
                 Fate::Independent,
                 Fate::Independent,
@@ -471,8 +585,8 @@ mod tests {
             magnitude: vec![4.0, 0.0],
         };
         let small = row(&[1e-9, 0.0]);
-        assert_eq!(fates_at(&[cancelled]), vec![Fate::Zero]);
-        assert_eq!(fates_at(&[small]), vec![Fate::Independent]);
+        assert_eq!(fates_at(&[cancelled], TOLERANCE), vec![Fate::Zero]);
+        assert_eq!(fates_at(&[small], TOLERANCE), vec![Fate::Independent]);
     }
 
     #[test]
