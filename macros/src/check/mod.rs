@@ -1,5 +1,6 @@
 //! Checks that a model supports the schemes it asks for. One function per condition,
 //! each with the reason it exists; errors land on the user's token.
+mod linear;
 mod momentum_drift;
 mod sampled;
 mod symmetry;

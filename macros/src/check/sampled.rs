@@ -7,6 +7,7 @@
 //! rows independent at one of a few pseudo-random points is independent as a model,
 //! and a set dependent at all of them is dependent everywhere but on a null set. The
 //! points are fixed, so a model's diagnostics do not change between builds.
+use super::linear::{min_norm, solve};
 use crate::errors::Errors;
 use crate::ir::{Model, Role};
 use crate::schemes::SchemeRequest;
@@ -96,50 +97,13 @@ fn on_manifold(model: &Model, g: &[Id], gradients: &[Vec<Id>], k: usize) -> Opti
             return Some(q);
         }
         let jac: Vec<&[f64]> = at[1..].iter().map(|r| r.value.as_slice()).collect();
-        let m = jac.len();
-        // (G Gᵀ + μ I) y = g, with μ far below G Gᵀ's scale: a least-norm step that
-        // stays defined where G loses rank.
-        let mut a: Vec<Vec<f64>> = (0..m)
-            .map(|i| (0..m).map(|j| dot(jac[i], jac[j])).collect())
-            .collect();
-        let trace: f64 = (0..m).map(|i| a[i][i]).sum();
-        for (i, row) in a.iter_mut().enumerate() {
-            row[i] += 1e-14 * trace.max(f64::MIN_POSITIVE) / m as f64;
-            row.push(gv[i]);
-        }
-        let y = solve(a)?;
-        for (i, qi) in q.iter_mut().enumerate() {
-            *qi -= (0..m).map(|j| jac[j][i] * y[j]).sum::<f64>();
+        // A small ridge keeps the step defined where `G` loses rank.
+        let step = min_norm(&jac, gv, 1e-14)?;
+        for (qi, s) in q.iter_mut().zip(step) {
+            *qi -= s;
         }
     }
     None
-}
-
-/// The solution of the square system whose augmented rows are `a` (Gaussian
-/// elimination with partial pivoting); `None` if a pivot is zero or not finite.
-fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
-    let n = a.len();
-    for col in 0..n {
-        let pivot = (col..n).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
-        a.swap(col, pivot);
-        let pivot_row = a[col].clone();
-        if pivot_row[col] == 0.0 || !pivot_row[col].is_finite() {
-            return None;
-        }
-        for row in a.iter_mut().skip(col + 1) {
-            let f = row[col] / pivot_row[col];
-            row.iter_mut()
-                .zip(&pivot_row)
-                .skip(col)
-                .for_each(|(x, p)| *x -= f * p);
-        }
-    }
-    let mut x = vec![0.0; n];
-    for i in (0..n).rev() {
-        let s: f64 = (i + 1..n).map(|j| a[i][j] * x[j]).sum();
-        x[i] = (a[i][n] - s) / a[i][i];
-    }
-    x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
 /// A row's entries at a point, and their magnitudes (see `Graph::eval_with_magnitude`).
@@ -201,13 +165,10 @@ fn combination(rows: &[Row], kept: &[usize], r: &[f64]) -> Vec<usize> {
     let b: Vec<&[f64]> = kept.iter().map(|&k| rows[k].value.as_slice()).collect();
     let n = b.len();
     let a: Vec<Vec<f64>> = (0..n)
-        .map(|i| {
-            let mut row: Vec<f64> = (0..n).map(|j| dot(b[i], b[j])).collect();
-            row.push(dot(b[i], r));
-            row
-        })
+        .map(|i| (0..n).map(|j| dot(b[i], b[j])).collect())
         .collect();
-    let Some(c) = solve(a) else {
+    let rhs: Vec<f64> = (0..n).map(|i| dot(b[i], r)).collect();
+    let Some(c) = solve(a, rhs) else {
         return kept.to_vec();
     };
     let size = norm(r);

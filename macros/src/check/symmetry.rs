@@ -232,40 +232,6 @@ fn consistent_points(model: &Model, quantities: &Quantities) -> Vec<Point> {
 /// `Gᵀ (G Gᵀ)⁻¹ y` for the row-major `m × d` matrix `jac`: the smallest `x` with
 /// `G x = y`. `None` if `G Gᵀ` is singular.
 fn min_norm(jac: &[f64], y: &[f64], d: usize) -> Option<Vec<f64>> {
-    let m = y.len();
-    let row = |k: usize| &jac[k * d..(k + 1) * d];
-    let mut a: Vec<Vec<f64>> = (0..m)
-        .map(|i| {
-            (0..m)
-                .map(|j| row(i).iter().zip(row(j)).map(|(x, y)| x * y).sum())
-                .collect()
-        })
-        .collect();
-    let mut z = y.to_vec();
-    // Gaussian elimination with partial pivoting.
-    for k in 0..m {
-        let p = (k..m).max_by(|&i, &j| a[i][k].abs().total_cmp(&a[j][k].abs()))?;
-        if a[p][k].abs() <= 1e-300 || !a[p][k].is_finite() {
-            return None;
-        }
-        a.swap(k, p);
-        z.swap(k, p);
-        let pivot_row = a[k].clone();
-        for i in k + 1..m {
-            let f = a[i][k] / pivot_row[k];
-            for (x, p) in a[i][k..].iter_mut().zip(&pivot_row[k..]) {
-                *x -= f * p;
-            }
-            z[i] -= f * z[k];
-        }
-    }
-    for k in (0..m).rev() {
-        let s: f64 = (k + 1..m).map(|j| a[k][j] * z[j]).sum();
-        z[k] = (z[k] - s) / a[k][k];
-    }
-    Some(
-        (0..d)
-            .map(|i| (0..m).map(|k| row(k)[i] * z[k]).sum())
-            .collect(),
-    )
+    let rows: Vec<&[f64]> = jac.chunks(d).take(y.len()).collect();
+    super::linear::min_norm(&rows, y, 0.0)
 }
