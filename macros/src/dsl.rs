@@ -560,6 +560,27 @@ fn unknown_block(body: ParseStream) -> syn::Error {
     syn::Error::new(body.span(), msg)
 }
 
+/// The options of `schemes(…) { … }`, if any: `budget = N`, the one there is.
+fn scheme_options(body: ParseStream) -> syn::Result<Option<syn::LitInt>> {
+    if !body.peek(syn::token::Paren) {
+        return Ok(None);
+    }
+    let options;
+    syn::parenthesized!(options in body);
+    let key: Ident = options.parse()?;
+    if key != "budget" {
+        return Err(syn::Error::new(
+            key.span(),
+            format!(
+                "unknown option `{key}` of `schemes`; the one option is \
+                 `schemes(budget = 40000) {{ … }}`"
+            ),
+        ));
+    }
+    options.parse::<Token![=]>()?;
+    Ok(Some(options.parse()?))
+}
+
 fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
     let attrs = input.call(Attribute::parse_outer)?;
     let vis = input.parse()?;
@@ -656,21 +677,8 @@ fn parse_model(input: ParseStream) -> syn::Result<ModelAst> {
             )?;
         } else if la.peek(kw::schemes) {
             let k = body.parse::<kw::schemes>()?;
-            if body.peek(syn::token::Paren) {
-                let options;
-                syn::parenthesized!(options in body);
-                let key: Ident = options.parse()?;
-                if key != "budget" {
-                    return Err(syn::Error::new(
-                        key.span(),
-                        format!(
-                            "unknown option `{key}` of `schemes`; the one option is \
-                             `schemes(budget = 40000) {{ … }}`"
-                        ),
-                    ));
-                }
-                options.parse::<Token![=]>()?;
-                m.budget = Some(options.parse()?);
+            if let Some(budget) = scheme_options(&body)? {
+                m.budget = Some(budget);
             }
             let v = braced_list::<SchemeAst>(&body)?;
             set_once(&mut schemes, v, k.span, "schemes")?;

@@ -2,7 +2,7 @@
 //! tangents at random points, with dual numbers as the oracle of every derivative map.
 use crate::support::circle::Circle;
 use crate::support::space_laws::check;
-use livens::space::{Euclidean, So3};
+use livens::space::{Euclidean, Se2, So3};
 use livens::SVector;
 
 /// A small deterministic generator of points in `[-1, 1]`.
@@ -67,6 +67,51 @@ fn rotations_obey_the_laws() {
             &points.vector(1.0),
             1e-13,
         );
+    }
+}
+
+#[test]
+fn planar_motions_obey_the_laws() {
+    let mut points = Points(17);
+    for _ in 0..100 {
+        // Headings over several turns: θ is stored unwrapped.
+        let g = SVector::from([
+            3.0 * points.next(),
+            3.0 * points.next(),
+            10.0 * points.next(),
+        ]);
+        check::<Se2, 3, 3>(
+            &g,
+            &points.vector(2.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            1e-13,
+        );
+    }
+}
+
+/// SE(2)'s retraction is the Cayley map of its 3 × 3 matrices: `g · cay(ξ)` with
+/// `cay(ξ) = (I − ξ̂/2)⁻¹ (I + ξ̂/2)`, computed here by a matrix inverse, independently of
+/// the closed forms of `Se2`.
+#[test]
+fn planar_retraction_is_the_matrix_cayley_map() {
+    use livens::space::Space;
+    use livens::SMatrix;
+    let matrix = |g: &SVector<f64, 3>| {
+        let (s, c) = g[2].sin_cos();
+        SMatrix::<f64, 3, 3>::new(c, -s, g[0], s, c, g[1], 0.0, 0.0, 1.0)
+    };
+    let mut points = Points(19);
+    for _ in 0..100 {
+        let g = SVector::from([points.next(), points.next(), 5.0 * points.next()]);
+        let xi: SVector<f64, 3> = points.vector(2.0);
+        let hat = SMatrix::<f64, 3, 3>::new(0.0, -xi[2], xi[0], xi[2], 0.0, xi[1], 0.0, 0.0, 0.0);
+        let id = SMatrix::<f64, 3, 3>::identity();
+        let cay = (id - hat * 0.5).try_inverse().unwrap() * (id + hat * 0.5);
+        let moved = <Se2 as Space<f64, 3, 3>>::retract(&g, &xi);
+        let defect = (matrix(&moved) - matrix(&g) * cay).abs().max();
+        assert!(defect <= 1e-14, "g · cay(ξ) differs by {defect:e}");
     }
 }
 

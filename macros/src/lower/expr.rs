@@ -883,13 +883,7 @@ impl Lowerer<'_> {
             }
             "diag" => {
                 let items = args.iter().map(scalar).collect::<R<Vec<_>>>()?;
-                let n = items.len();
-                let zero = self.g.zero();
-                let mut m = vec![zero; n * n];
-                for (i, x) in items.into_iter().enumerate() {
-                    m[i * n + i] = x;
-                }
-                Ok(Val::M(n, n, m))
+                Ok(diag(self.g, items))
             }
             "min" | "max" => {
                 // A kink, not a smooth function: for loads switched on and off in time
@@ -904,23 +898,38 @@ impl Lowerer<'_> {
             }
             "transpose" => {
                 arity(1)?;
-                match &args[0] {
-                    Val::M(r, c, m) => Ok(Val::M(
-                        *c,
-                        *r,
-                        (0..r * c).map(|k| m[(k % r) * c + k / r]).collect(),
-                    )),
-                    other => err(
-                        span,
-                        format!("`transpose` expects a matrix, found {}", other.shape()),
-                    ),
-                }
+                transpose(&args[0], span)
             }
             _ if QUATERNION_FUNCTIONS.contains(&name.as_str()) => {
                 self.quaternion_call(&name, &args, span)
             }
             _ => unknown_function(f),
         }
+    }
+}
+
+/// `diag(a, b, …)`: the square matrix with those entries on its diagonal.
+fn diag(g: &mut Graph, items: Vec<Id>) -> Val {
+    let n = items.len();
+    let mut m = vec![g.zero(); n * n];
+    for (i, x) in items.into_iter().enumerate() {
+        m[i * n + i] = x;
+    }
+    Val::M(n, n, m)
+}
+
+/// `transpose(m)` of a matrix (stored by rows); anything else is an error at `span`.
+fn transpose(arg: &Val, span: Span) -> R<Val> {
+    match arg {
+        Val::M(r, c, m) => Ok(Val::M(
+            *c,
+            *r,
+            (0..r * c).map(|k| m[(k % r) * c + k / r]).collect(),
+        )),
+        other => err(
+            span,
+            format!("`transpose` expects a matrix, found {}", other.shape()),
+        ),
     }
 }
 

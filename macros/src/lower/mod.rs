@@ -100,7 +100,6 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     let model_dim = model.dim();
     let name_span = model.name.span();
     let defaults: Vec<f64> = model.params.iter().map(|p| p.default).collect();
-    let mut model_budget = crate::emit::BUDGET;
     let mut lw = Lowerer {
         g: &mut model.graph,
         roles: &mut model.roles,
@@ -123,40 +122,14 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
     let observables = observables(&mut lw, &mut errors, &ast.observables);
     let forces = forces(&mut lw, &mut errors, &ast.forces, model_dim);
     let schemes = schemes(&mut errors, &ast.schemes);
-    if let Some(budget) = &ast.budget {
-        match budget.base10_parse::<usize>() {
-            Ok(n) if n > 0 && budget.suffix().is_empty() => model_budget = n,
-            _ => errors.push(
-                budget.span(),
-                format!(
-                    "the budget is a number of temporaries ≥ 1 without a suffix, such as \
-                     `schemes(budget = 40000)` (the default is {})",
-                    crate::emit::BUDGET
-                ),
-            ),
-        }
-    }
+    let model_budget = budget(&mut errors, ast.budget.as_ref());
     let kinetic = lw.kinetic;
 
     errors.finish()?;
     let Some(lagrangian) = lagrangian else {
         return Err(syn::Error::new(name_span, "no Lagrangian"));
     };
-    // The energies as written keep the invariants as variables (for the discrete
-    // gradients); everything else sees their definitions. At rest, an invariant of the
-    // velocities takes its value at v = 0 (0 for `omega`).
-    let zero = model.graph.zero();
-    let mut rest: HashMap<VarId, Id> = model.v.iter().map(|&v| (v, zero)).collect();
-    for inv in &invariants {
-        let at_rest = model.graph.substitute(&[inv.expr], &rest)[0];
-        if at_rest != inv.expr {
-            rest.insert(inv.var, at_rest);
-        }
-    }
-    let l0 = model.graph.substitute(&[lagrangian], &rest)[0];
-    model.potential_raw = model.graph.neg(l0);
-    // The kinetic energy as written, or `L + V` for a model that declares its Lagrangian.
-    model.kinetic_raw = kinetic.unwrap_or_else(|| model.graph.add(lagrangian, model.potential_raw));
+    energies_as_written(&mut model, lagrangian, kinetic, &invariants);
     let expand: HashMap<VarId, Id> = invariants.iter().map(|i| (i.var, i.expr)).collect();
     let mut exprs = vec![lagrangian, model.potential_raw];
     exprs.extend(constraints.iter().map(|c| c.expr));
@@ -194,6 +167,51 @@ pub fn lower(mut ast: ModelAst) -> Result<(Model, Vec<SchemeRequest>), syn::Erro
         .map_or(name_span, |(span, _)| *span);
     collect_like_terms(&mut model);
     Ok((model, schemes))
+}
+
+/// The most temporaries one scheme's step may take: `schemes(budget = N)`, or the
+/// default.
+fn budget(errors: &mut Errors, budget: Option<&syn::LitInt>) -> usize {
+    let Some(budget) = budget else {
+        return crate::emit::BUDGET;
+    };
+    match budget.base10_parse::<usize>() {
+        Ok(n) if n > 0 && budget.suffix().is_empty() => n,
+        _ => {
+            errors.push(
+                budget.span(),
+                format!(
+                    "the budget is a number of temporaries ≥ 1 without a suffix, such as \
+                     `schemes(budget = 40000)` (the default is {})",
+                    crate::emit::BUDGET
+                ),
+            );
+            crate::emit::BUDGET
+        }
+    }
+}
+
+/// The potential and kinetic energies as written: they keep the invariants as variables
+/// (for the discrete gradients), while everything else sees their definitions. At rest,
+/// an invariant of the velocities takes its value at v = 0 (0 for `omega`). The kinetic
+/// energy is the one written, or `L + V` for a model that declares its Lagrangian.
+fn energies_as_written(
+    model: &mut Model,
+    lagrangian: Id,
+    kinetic: Option<Id>,
+    invariants: &[Invariant],
+) {
+    let zero = model.graph.zero();
+    let mut rest: HashMap<VarId, Id> = model.v.iter().map(|&v| (v, zero)).collect();
+    for inv in invariants {
+        let at_rest = model.graph.substitute(&[inv.expr], &rest)[0];
+        if at_rest != inv.expr {
+            rest.insert(inv.var, at_rest);
+        }
+    }
+    let l0 = model.graph.substitute(&[lagrangian], &rest)[0];
+    model.potential_raw = model.graph.neg(l0);
+    model.kinetic_raw = kinetic.unwrap_or_else(|| model.graph.add(lagrangian, model.potential_raw));
 }
 
 /// Every expression of the model in the normal form of `Graph::collect_like_terms`, in

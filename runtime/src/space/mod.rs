@@ -29,9 +29,11 @@
 use nalgebra::{RealField, SVector};
 
 mod euclidean;
+mod se2;
 mod so3;
 
 pub use euclidean::Euclidean;
+pub use se2::Se2;
 pub use so3::{hat, So3};
 
 /// A configuration space with a retraction: configurations stored in `Q` numbers,
