@@ -2,7 +2,7 @@
 //! tangents at random points, with dual numbers as the oracle of every derivative map.
 use crate::support::circle::Circle;
 use crate::support::space_laws::check;
-use livens::space::{Euclidean, Se2, So3};
+use livens::space::{Euclidean, Product, Se2, So3};
 use livens::SVector;
 
 /// A small deterministic generator of points in `[-1, 1]`.
@@ -81,6 +81,40 @@ fn planar_motions_obey_the_laws() {
             10.0 * points.next(),
         ]);
         check::<Se2, 3, 3>(
+            &g,
+            &points.vector(2.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            1e-13,
+        );
+    }
+}
+
+/// SO(3) × R², the ball on a turntable's space, and SE(2) × R: block-diagonal maps
+/// obey the laws because each factor does; a block written to the wrong place would not.
+#[test]
+fn products_obey_the_laws() {
+    let mut points = Points(23);
+    for _ in 0..100 {
+        // A unit quaternion, then the position in the plane.
+        let r = points.vector::<4>(1.0).normalize();
+        let q = SVector::from([r[0], r[1], r[2], r[3], points.next(), points.next()]);
+        check::<Product<So3, Euclidean, 3, 4, 2, 2>, 5, 6>(
+            &q,
+            &points.vector(2.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            &points.vector(1.0),
+            1e-13,
+        );
+        let g = SVector::from([
+            points.next(),
+            points.next(),
+            5.0 * points.next(),
+            points.next(),
+        ]);
+        check::<Product<Se2, Euclidean, 3, 3, 1, 1>, 4, 4>(
             &g,
             &points.vector(2.0),
             &points.vector(1.0),

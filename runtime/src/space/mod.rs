@@ -29,10 +29,12 @@
 use nalgebra::{RealField, SVector};
 
 mod euclidean;
+mod product;
 mod se2;
 mod so3;
 
 pub use euclidean::Euclidean;
+pub use product::Product;
 pub use se2::Se2;
 pub use so3::{hat, So3};
 
