@@ -100,7 +100,7 @@ const PHI0: f64 = 1.1;
 const OMEGA0: f64 = 0.7;
 const T_END: f64 = 2.0;
 
-fn options() -> StepOptions<f64> {
+pub(crate) fn options() -> StepOptions<f64> {
     let mut options = StepOptions::default();
     options.newton.tolerance = 1e-13;
     options
@@ -204,7 +204,7 @@ fn circle_keeps_the_unit_norm_over_ten_thousand_steps() {
 }
 
 /// Uniform numbers in `[-1, 1]`, deterministic.
-fn uniform(seed: u64) -> impl FnMut() -> f64 {
+pub(crate) fn uniform(seed: u64) -> impl FnMut() -> f64 {
     let mut state = seed;
     move || {
         state = state
@@ -217,7 +217,14 @@ fn uniform(seed: u64) -> impl FnMut() -> f64 {
 /// The largest relative difference between the assembled Jacobian of `S` stages and
 /// the derivatives of the residual by dual numbers, at the points `(q⁰, p⁰, x, h)` that
 /// `point` draws (iterates and steps away from any solution).
-fn jacobian_defect<M, MD, const S: usize, const D: usize, const Q: usize, const N: usize>(
+pub(crate) fn jacobian_defect<
+    M,
+    MD,
+    const S: usize,
+    const D: usize,
+    const Q: usize,
+    const N: usize,
+>(
     (model, dual): (&M, &MD),
     count: usize,
     mut point: impl FnMut() -> (SVector<f64, Q>, SVector<f64, D>, SVector<f64, N>, f64),

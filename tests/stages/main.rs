@@ -23,6 +23,7 @@ mod galerkin_structure;
 mod holonomic_lobatto;
 mod inputs;
 mod lie_lobatto;
+mod lie_planar;
 mod linearized;
 mod linearized_eml;
 mod nonholonomic_lobatto;
