@@ -16,7 +16,7 @@ mod model;
 mod repeats;
 mod scheme;
 
-pub(crate) use scheme::BUDGET;
+pub(crate) use crate::ir::BUDGET;
 mod stage_patterns;
 mod tokens;
 

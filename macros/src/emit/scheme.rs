@@ -96,13 +96,6 @@ fn arg_tokens(arg: Arg) -> TokenStream {
     }
 }
 
-/// Most temporaries the residual and Jacobian of one model × scheme may take. rustc's
-/// time and memory grow about linearly with them (measured on a 2-core machine, test
-/// profile, debug info on: 7 800 temporaries build in 8 s and 0.6 GB, 32 000 in 43 s and
-/// 2.7 GB, 131 000 in 240 s and 19 GB); the papers' models take 80–1 200. The budget
-/// keeps one model × scheme near 10 s and 1 GB.
-pub(crate) const BUDGET: usize = 10_000;
-
 /// The budget error, on the scheme's name, with what to do instead: a stage family the
 /// model can use (its code grows with the model, not with one step's equations), or a
 /// larger budget.
