@@ -2,8 +2,9 @@
 //! tangents at random points, with dual numbers as the oracle of every derivative map.
 use crate::support::circle::Circle;
 use crate::support::space_laws::check;
-use livens::space::{Euclidean, Product, Se2, So3};
+use livens::space::{Euclidean, Product, Se2, So3, Space};
 use livens::SVector;
+use num_dual::Dual64;
 
 /// A small deterministic generator of points in `[-1, 1]`.
 struct Points(u64);
@@ -19,20 +20,24 @@ impl Points {
     fn vector<const N: usize>(&mut self, scale: f64) -> SVector<f64, N> {
         SVector::from_fn(|_, _| scale * self.next())
     }
+    /// The laws of `Sp` at `q` and at tangent vectors drawn here (`ξ` within ±2, `δ`,
+    /// `y`, `m` within ±1), to `tol`: the largest defect.
+    fn laws<Sp, const D: usize, const Q: usize>(&mut self, q: &SVector<f64, Q>, tol: f64) -> f64
+    where
+        Sp: Space<f64, D, Q> + Space<Dual64, D, Q>,
+    {
+        let xi = self.vector(2.0);
+        let (delta, y, m) = (self.vector(1.0), self.vector(1.0), self.vector(1.0));
+        check::<Sp, D, Q>(q, &xi, &delta, &y, &m, tol)
+    }
 }
 
 #[test]
 fn euclidean_space_obeys_the_laws() {
     let mut points = Points(7);
     for _ in 0..100 {
-        let worst = check::<Euclidean, 4, 4>(
-            &points.vector(3.0),
-            &points.vector(2.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            1e-15,
-        );
+        let q = points.vector(3.0);
+        let worst = points.laws::<Euclidean, 4, 4>(&q, 1e-15);
         assert!(worst <= 1e-15);
     }
 }
@@ -43,14 +48,7 @@ fn circle_obeys_the_laws() {
     for _ in 0..100 {
         let angle = 3.0 * points.next();
         let z = SVector::from([angle.cos(), angle.sin()]);
-        check::<Circle, 1, 2>(
-            &z,
-            &points.vector(2.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            1e-14,
-        );
+        points.laws::<Circle, 1, 2>(&z, 1e-14);
     }
 }
 
@@ -59,14 +57,7 @@ fn rotations_obey_the_laws() {
     let mut points = Points(13);
     for _ in 0..100 {
         let q: SVector<f64, 4> = points.vector(1.0);
-        check::<So3, 3, 4>(
-            &q.normalize(),
-            &points.vector(2.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            1e-13,
-        );
+        points.laws::<So3, 3, 4>(&q.normalize(), 1e-13);
     }
 }
 
@@ -80,14 +71,7 @@ fn planar_motions_obey_the_laws() {
             3.0 * points.next(),
             10.0 * points.next(),
         ]);
-        check::<Se2, 3, 3>(
-            &g,
-            &points.vector(2.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            1e-13,
-        );
+        points.laws::<Se2, 3, 3>(&g, 1e-13);
     }
 }
 
@@ -100,28 +84,14 @@ fn products_obey_the_laws() {
         // A unit quaternion, then the position in the plane.
         let r = points.vector::<4>(1.0).normalize();
         let q = SVector::from([r[0], r[1], r[2], r[3], points.next(), points.next()]);
-        check::<Product<So3, Euclidean, 3, 4, 2, 2>, 5, 6>(
-            &q,
-            &points.vector(2.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            1e-13,
-        );
+        points.laws::<Product<So3, Euclidean, 3, 4, 2, 2>, 5, 6>(&q, 1e-13);
         let g = SVector::from([
             points.next(),
             points.next(),
             5.0 * points.next(),
             points.next(),
         ]);
-        check::<Product<Se2, Euclidean, 3, 3, 1, 1>, 4, 4>(
-            &g,
-            &points.vector(2.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            &points.vector(1.0),
-            1e-13,
-        );
+        points.laws::<Product<Se2, Euclidean, 3, 3, 1, 1>, 4, 4>(&g, 1e-13);
     }
 }
 
@@ -130,7 +100,6 @@ fn products_obey_the_laws() {
 /// the closed forms of `Se2`.
 #[test]
 fn planar_retraction_is_the_matrix_cayley_map() {
-    use livens::space::Space;
     use livens::SMatrix;
     let matrix = |g: &SVector<f64, 3>| {
         let (s, c) = g[2].sin_cos();
@@ -153,7 +122,6 @@ fn planar_retraction_is_the_matrix_cayley_map() {
 /// projection of the scheme's).
 #[test]
 fn circle_keeps_its_norm_without_a_projection() {
-    use livens::space::Space;
     let mut points = Points(3);
     let mut z = SVector::from([1.0, 0.0]);
     let mut worst = 0.0_f64;
