@@ -38,6 +38,11 @@ pub use product::Product;
 pub use se2::Se2;
 pub use so3::{hat, So3};
 
+/// The constant `x` in the scalar type, for the spaces' closed forms.
+fn c<T: RealField + Copy>(x: f64) -> T {
+    nalgebra::convert(x)
+}
+
 /// A configuration space with a retraction: configurations stored in `Q` numbers,
 /// tangent vectors (velocities, increments, momenta) of `D`.
 ///

@@ -3,7 +3,7 @@
 //! unicycle, Sec. 7.4).
 use nalgebra::{RealField, SVector};
 
-use super::Space;
+use super::{c, Space};
 
 /// SE(2) stored as the position and heading `(x, y, θ)` of a body, with `θ` unwrapped
 /// (it is never reduced to a turn, so nothing drifts off the group), moving in its
@@ -23,10 +23,6 @@ use super::Space;
 pub struct Se2;
 
 type V3<T> = SVector<T, 3>;
-
-fn c<T: RealField + Copy>(x: f64) -> T {
-    nalgebra::convert(x)
-}
 
 /// The matrix with rows `rows`, in column storage.
 fn rows<T: RealField + Copy>(rows: [[T; 3]; 3], out: &mut [[T; 3]; 3]) {

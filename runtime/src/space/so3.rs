@@ -2,7 +2,7 @@
 //! (spec `next_packages.md` §A.2; the nonholonomic paper's Sec. 6 and App. C).
 use nalgebra::{RealField, SMatrix, SVector};
 
-use super::Space;
+use super::{c, Space};
 
 /// SO(3) stored as a unit quaternion `q = (w, x, y, z)` (4 numbers), moving in its
 /// algebra `so(3) ≅ R³` (`ξ̂ v = ξ × v`) by the Cayley map: `q · τ(ξ)` is the
@@ -19,10 +19,6 @@ pub struct So3;
 
 type M3<T> = SMatrix<T, 3, 3>;
 type V3<T> = SVector<T, 3>;
-
-fn c<T: RealField + Copy>(x: f64) -> T {
-    nalgebra::convert(x)
-}
 
 /// The cross-product matrix `â`, `â b = a × b`: the algebra `so(3)`'s `hat`.
 pub fn hat<T: RealField + Copy>(a: &V3<T>) -> M3<T> {
