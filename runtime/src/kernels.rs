@@ -140,10 +140,15 @@ pub struct ConstraintPatterns {
     pub times_v: &'static [(u16, u16)],
 }
 
-/// The nonholonomic constraints `Φ(q, v) = A(q) v = 0` (linear in the velocities, as
-/// `model!` checks) through their matrix and its derivatives, for the nonholonomic
-/// stage family and the consistent multiplier (spec 002 §4.8, §4.9 row S4). `model!`
-/// emits them for every model with a `nonholonomic { … }` block.
+/// The nonholonomic constraints `Φ(q, v) = A(q) v + a(q) = 0` (affine in the
+/// velocities, as `model!` checks) through their matrix, their affine term and their
+/// derivatives, for the nonholonomic stage families and the consistent multiplier (spec
+/// 002 §4.8, §4.9 row S4; spec `next_packages.md` §A.3 for the affine term, the
+/// turntable's). `model!` emits them for every model with a `nonholonomic { … }` block.
+///
+/// On a group ([`Space`](crate::space::Space) not flat) `v` is the body velocity `η`
+/// and every derivative along `q` is left-trivialised, `∂_s f · Lg(g)` (spec
+/// `next_packages.md` §A.3), as [`PointKernels`]' are.
 ///
 /// Matrices are written into caller-provided column storage (`out[j][i]` is row `i`,
 /// column `j`; every entry is written).
@@ -155,6 +160,14 @@ pub trait NonholonomicKernels<T: Real, const D: usize, const K: usize, const Q: 
     fn a(&self, q: &SVector<T, Q>, out: &mut [[T; K]; D]);
     /// `∂(A(q)ᵀ λ)/∂q`, `D × D`: `out[j][i] = Σₐ λₐ ∂Aₐᵢ/∂qⱼ`.
     fn a_t_lambda_q(&self, q: &SVector<T, Q>, lambda: &SVector<T, K>, out: &mut [[T; D]; D]);
-    /// `∂(A(q) v)/∂q`, `K × D`: `out[j][a] = Σᵢ vᵢ ∂Aₐᵢ/∂qⱼ`.
+    /// `∂Φ(q, v)/∂q = ∂(A(q) v + a(q))/∂q`, `K × D`: `out[j][a] = Σᵢ vᵢ ∂Aₐᵢ/∂qⱼ +
+    /// ∂aₐ/∂qⱼ`. It holds the affine term's derivative, so that every use (a stage's
+    /// constraint row, `d/dt Φ = A v̇ + (∂Φ/∂q) q̇` in the multiplier) reads one kernel.
     fn a_v_q(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; K]; D]);
+    /// The affine term `a(q)`: zero for constraints linear in the velocities, the
+    /// default.
+    fn affine(&self, q: &SVector<T, Q>) -> SVector<T, K> {
+        let _ = q;
+        SVector::zeros()
+    }
 }

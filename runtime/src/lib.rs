@@ -58,8 +58,8 @@ pub use solve::{JacobianUpdate, NewtonOptions, StepReport};
 #[allow(deprecated)]
 pub use state::GglState;
 pub use state::{
-    nonholonomic_multiplier, Consistency, ConvertedState, FromNode, GalerkinState, Lagged,
-    NodeState, NodeValues, NonholonomicState, PhaseState,
+    nonholonomic_multiplier, nonholonomic_multiplier_on_group, Consistency, ConvertedState,
+    FromNode, GalerkinState, Lagged, NodeState, NodeValues, NonholonomicState, PhaseState,
 };
 pub use step::{Guess, Step, StepContext, StepOptions};
 

@@ -19,14 +19,14 @@ use num_dual::Dual64;
 /// `ℓ_ζ = Lgᵀ ∂ℓ/∂g = −k (a, b, 0)` and `ℓ_ζζ = (∂ℓ_ζ/∂g) Lg = [[−k, 0, −k b],
 /// [0, −k, k a], [0, 0, 0]]` (not symmetric: it holds the derivative of `Lg`).
 #[derive(Clone, Copy, Debug)]
-struct PlanarBody<T> {
-    m: T,
-    i: T,
-    k: T,
+pub(crate) struct PlanarBody<T> {
+    pub(crate) m: T,
+    pub(crate) i: T,
+    pub(crate) k: T,
 }
 
 impl<T: Real> PlanarBody<T> {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let c = |x: f64| T::from_subset(&x);
         Self {
             m: c(1.0),

@@ -16,6 +16,7 @@ pub mod prk;
 pub mod prk_holonomic;
 pub mod prk_holonomic_linear;
 pub mod prk_lie;
+pub mod prk_lie_nonholonomic;
 pub mod prk_linear;
 pub mod prk_nonholonomic;
 pub mod stages;

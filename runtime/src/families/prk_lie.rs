@@ -79,39 +79,50 @@ impl<T: Real, const D: usize, const Q: usize> StageBuffers for Buffers<T, D, Q> 
     }
 }
 
-type Mat<T, const D: usize> = SMatrix<T, D, D>;
-type Vector<T, const D: usize> = SVector<T, D>;
+pub(super) type Mat<T, const D: usize> = SMatrix<T, D, D>;
+pub(super) type Vector<T, const D: usize> = SVector<T, D>;
 
 /// A `D × D` matrix from a space map or a kernel that writes column storage.
-fn matrix<T: Real, const D: usize>(fill: impl FnOnce(&mut [[T; D]; D])) -> Mat<T, D> {
+pub(super) fn matrix<T: Real, const D: usize>(fill: impl FnOnce(&mut [[T; D]; D])) -> Mat<T, D> {
     let mut columns = [[T::zero(); D]; D];
     fill(&mut columns);
     Mat::from_data(ArrayStorage(columns))
 }
 
 /// The space of the model `Mdl`.
-type SpaceOf<Mdl, T, const D: usize, const Q: usize> = <Mdl as Configuration<T, D, Q>>::Space;
+pub(super) type SpaceOf<Mdl, T, const D: usize, const Q: usize> =
+    <Mdl as Configuration<T, D, Q>>::Space;
 
 /// The values of one stage at an iterate, and what its Jacobian blocks read.
-struct StageValues<T: Real, const D: usize, const Q: usize> {
+pub(super) struct StageValues<T: Real, const D: usize, const Q: usize> {
     /// `Ξʲ`, `Gʲ = g·τ(Ξʲ)`, `ζʲ`.
-    xi: Vector<T, D>,
-    g: Vector<T, Q>,
-    zeta: Vector<T, D>,
+    pub xi: Vector<T, D>,
+    pub g: Vector<T, Q>,
+    pub zeta: Vector<T, D>,
     /// `Kʲ = B(Ξʲ)⁻¹`, `Eʲ = E(Ξʲ, ζʲ)`.
-    k: Mat<T, D>,
-    e: Mat<T, D>,
+    pub k: Mat<T, D>,
+    pub e: Mat<T, D>,
     /// `Nʲ`, `Πʲ`, `Dʲ`, and `B(−Ξʲ)ᵀ Nʲ`.
-    n: Vector<T, D>,
-    pi: Vector<T, D>,
-    d: Vector<T, D>,
-    n_back: Vector<T, D>,
+    pub n: Vector<T, D>,
+    pub pi: Vector<T, D>,
+    pub d: Vector<T, D>,
+    pub n_back: Vector<T, D>,
 }
 
-/// The stage values at the unknowns `x`.
-fn stage_values<T, Mdl, const S: usize, const D: usize, const Q: usize, const N: usize>(
-    known: &Known<'_, T, Mdl, (), S, D, Q>,
+/// The stage values at the unknowns `x`, `Nʲ` with the force `extra(j, Gʲ)` besides
+/// `ℓ_ζ` (zero here, `A(Gʲ)ᵀ Λʲ` in the nonholonomic family on a group).
+pub(super) fn stage_values<
+    T,
+    Mdl,
+    X,
+    const S: usize,
+    const D: usize,
+    const Q: usize,
+    const N: usize,
+>(
+    known: &Known<'_, T, Mdl, X, S, D, Q>,
     x: &Vector<T, N>,
+    extra: impl Fn(usize, &Vector<T, Q>) -> Vector<T, D>,
 ) -> [StageValues<T, D, Q>; S]
 where
     T: Real,
@@ -124,7 +135,7 @@ where
         let k = matrix(|out| SpaceOf::<Mdl, T, D, Q>::dtau(&xi, out));
         let zeta = k * h_blocks[j];
         let e = matrix(|out| SpaceOf::<Mdl, T, D, Q>::dtau_inv_derivative(&xi, &zeta, out));
-        let n = k.tr_mul(&known.model.l_q(&g, &zeta));
+        let n = k.tr_mul(&(known.model.l_q(&g, &zeta) + extra(j, &g)));
         let pi = k.tr_mul(&known.model.l_v(&g, &zeta));
         let d = -e.tr_mul(&pi);
         let back = matrix(|out| SpaceOf::<Mdl, T, D, Q>::dtau_inv(&-xi, out));
@@ -145,16 +156,16 @@ where
 
 /// What every row of (26) shares: `ξ`, `B(ξ)ᵀ`, `Ad_{τ(ξ)}ᵀ`, `B(−ξ)ᵀ` and
 /// `Z⁰ = μ + h Σⱼ bⱼ B(−Ξʲ)ᵀ Nʲ`.
-struct Node<T: Real, const D: usize> {
-    xi: Vector<T, D>,
-    b_t: Mat<T, D>,
-    ad_t: Mat<T, D>,
-    back_t: Mat<T, D>,
-    z0: Vector<T, D>,
+pub(super) struct Node<T: Real, const D: usize> {
+    pub xi: Vector<T, D>,
+    pub b_t: Mat<T, D>,
+    pub ad_t: Mat<T, D>,
+    pub back_t: Mat<T, D>,
+    pub z0: Vector<T, D>,
 }
 
-fn node<T, Mdl, const S: usize, const D: usize, const Q: usize, const N: usize>(
-    known: &Known<'_, T, Mdl, (), S, D, Q>,
+pub(super) fn node<T, Mdl, X, const S: usize, const D: usize, const Q: usize, const N: usize>(
+    known: &Known<'_, T, Mdl, X, S, D, Q>,
     x: &Vector<T, N>,
     stages: &[StageValues<T, D, Q>; S],
 ) -> Node<T, D>
@@ -175,8 +186,8 @@ where
 
 /// Row `i`'s brackets in (26): `Yᵢ = Πⁱ + h Σⱼ cᵢⱼ Dʲ`, `Sᵢ = Σⱼ cᵢⱼ Nʲ` and
 /// `Zᵢ = Z⁰ − h B(−ξ)ᵀ Sᵢ`.
-fn brackets<T, Mdl, const S: usize, const D: usize, const Q: usize>(
-    known: &Known<'_, T, Mdl, (), S, D, Q>,
+pub(super) fn brackets<T, Mdl, X, const S: usize, const D: usize, const Q: usize>(
+    known: &Known<'_, T, Mdl, X, S, D, Q>,
     stages: &[StageValues<T, D, Q>; S],
     node: &Node<T, D>,
     i: usize,
@@ -196,8 +207,144 @@ where
 }
 
 /// `cᵢⱼ = bⱼ aⱼᵢ / bᵢ`.
-fn c_coefficient<const S: usize>(b: &[f64; S], a: &[[f64; S]; S], i: usize, j: usize) -> f64 {
+pub(super) fn c_coefficient<const S: usize>(
+    b: &[f64; S],
+    a: &[[f64; S]; S],
+    i: usize,
+    j: usize,
+) -> f64 {
     b[j] * a[j][i] / b[i]
+}
+
+/// The derivatives of one stage's quantities (module docs): `X_Ξ` and `X_H` for
+/// `X = N, Π, D` and `B(−Ξ)ᵀ N` (which varies with `Ξ` through both factors:
+/// `−M(−Ξ, N) + B(−Ξ)ᵀ N_Ξ`), and `B(−Ξ)ᵀ` itself.
+pub(super) struct StageBlocks<T: Real, const D: usize> {
+    pub n_xi: Mat<T, D>,
+    pub n_h: Mat<T, D>,
+    pub pi_xi: Mat<T, D>,
+    pub pi_h: Mat<T, D>,
+    pub d_xi: Mat<T, D>,
+    pub d_h: Mat<T, D>,
+    pub back_xi: Mat<T, D>,
+    pub back_h: Mat<T, D>,
+    pub back_t: Mat<T, D>,
+}
+
+/// The stage's [`StageBlocks`], `force_zeta` the left-trivialised derivative of a force
+/// in `Nʲ` besides `ℓ_ζ` (`∂_s(A(G)ᵀ Λ) Lg(G)` in the nonholonomic family on a group),
+/// which joins `ℓ_ζζ`.
+pub(super) fn stage_blocks<T, Mdl, const D: usize, const Q: usize>(
+    model: &Mdl,
+    st: &StageValues<T, D, Q>,
+    force_zeta: Option<Mat<T, D>>,
+) -> StageBlocks<T, D>
+where
+    T: Real,
+    Mdl: PointKernels<T, D, Q>,
+{
+    let mut l_zz = matrix(|o| model.l_qq(&st.g, &st.zeta, o));
+    if let Some(f) = force_zeta {
+        l_zz += f;
+    }
+    let l_ze = matrix(|o| model.l_qv(&st.g, &st.zeta, o));
+    let l_ee = matrix(|o| model.l_vv(&st.g, &st.zeta, o));
+    let m_n = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&st.xi, &st.n, o));
+    let m_pi = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&st.xi, &st.pi, o));
+    let (mut p_xi, mut p_y) = ([[T::zero(); D]; D], [[T::zero(); D]; D]);
+    SpaceOf::<Mdl, T, D, Q>::dtau_inv_derivative_t_derivatives(
+        &st.xi, &st.zeta, &st.pi, &mut p_xi, &mut p_y,
+    );
+    let (p_xi, p_y) = (
+        Mat::from_data(ArrayStorage(p_xi)),
+        Mat::from_data(ArrayStorage(p_y)),
+    );
+    let (k, e) = (st.k, st.e);
+    let ke = k * e;
+    let n_xi = k.transpose() * (l_zz * k - l_ze * ke - m_n);
+    let n_h = k.transpose() * l_ze * k;
+    let pi_xi = k.transpose() * (l_ze.transpose() * k - l_ee * ke - m_pi);
+    let pi_h = k.transpose() * l_ee * k;
+    let back_m = -matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&-st.xi, &st.n, o));
+    let back_t = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv(&-st.xi, o)).transpose();
+    StageBlocks {
+        d_xi: -(p_xi - p_y * ke + e.transpose() * pi_xi),
+        d_h: -(p_y * k + e.transpose() * pi_h),
+        back_xi: back_t * n_xi + back_m,
+        back_h: back_t * n_h,
+        n_xi,
+        n_h,
+        pi_xi,
+        pi_h,
+        back_t,
+    }
+}
+
+/// `∂Xʲ/∂Hˡ = h aⱼₗ X_Ξ(j) + δⱼₗ X_H(j)`.
+pub(super) fn through<T: Real, const S: usize, const D: usize>(
+    (a, h): (&[[f64; S]; S], T),
+    (j, l): (usize, usize),
+    xi_block: &Mat<T, D>,
+    h_block: &Mat<T, D>,
+) -> Mat<T, D> {
+    let ajl: T = nalgebra::convert(a[j][l]);
+    let mut m = xi_block * (h * ajl);
+    if j == l {
+        m += h_block;
+    }
+    m
+}
+
+/// The blocks `∂Rᵢ/∂Hˡ` of (26) (module docs) at rows `i·D`, columns `l·D`.
+pub(super) fn momentum_rows<
+    T,
+    Mdl,
+    X,
+    const S: usize,
+    const D: usize,
+    const Q: usize,
+    const N: usize,
+>(
+    known: &Known<'_, T, Mdl, X, S, D, Q>,
+    stages: &[StageValues<T, D, Q>; S],
+    node: &Node<T, D>,
+    blocks: &[StageBlocks<T, D>; S],
+    out: &mut Assembly<'_, T, N>,
+) where
+    T: Real,
+    Mdl: PointKernels<T, D, Q>,
+{
+    let (tab, h) = (known.tableau, known.h);
+    let c = |x: f64| -> T { nalgebra::convert(x) };
+    let k_node = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau(&node.xi, o));
+    for i in 0..S {
+        let (y, s_i, z) = brackets(known, stages, node, i);
+        let m_y = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&node.xi, &y, o));
+        let a_z = matrix(|o| SpaceOf::<Mdl, T, D, Q>::ad_t_derivative(&(node.ad_t * z), o));
+        let m_s = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&-node.xi, &s_i, o));
+        // The terms through ξ, per unit of h bₗ.
+        let through_xi = m_y - a_z * k_node - node.ad_t * m_s * h;
+        for l in 0..S {
+            let at = (&tab.a, h);
+            let mut d_y = through(at, (i, l), &blocks[i].pi_xi, &blocks[i].pi_h);
+            let mut d_z = Mat::<T, D>::zeros();
+            let mut d_s = Mat::<T, D>::zeros();
+            for (j, bj) in blocks.iter().enumerate() {
+                let cij = c(c_coefficient(&tab.b, &tab.a, i, j));
+                d_y += through(at, (j, l), &bj.d_xi, &bj.d_h) * (h * cij);
+                d_z += through(at, (j, l), &bj.back_xi, &bj.back_h) * (h * c(tab.b[j]));
+                d_s += through(at, (j, l), &bj.n_xi, &bj.n_h) * cij;
+            }
+            d_z -= node.back_t * d_s * h;
+            let jac = through_xi * (h * c(tab.b[l])) + node.b_t * d_y - node.ad_t * d_z;
+            out.add(
+                (i * D, l * D),
+                T::one(),
+                Kernel::new(&jac.data.0, None),
+                false,
+            );
+        }
+    }
 }
 
 impl<T, Mdl, const S: usize, const D: usize, const Q: usize, const N: usize>
@@ -236,7 +383,7 @@ where
                 "the Lobatto family on a group does not take forces yet"
             )
         };
-        let stages = stage_values(known, x);
+        let stages = stage_values(known, x, |_, _| Vector::zeros());
         let node = node(known, x, &stages);
         for i in 0..S {
             let (y, _, z) = brackets(known, &stages, &node, i);
@@ -251,90 +398,11 @@ where
         x: &Vector<T, N>,
         mut out: Assembly<'_, T, N>,
     ) {
-        let model = known.model;
-        let (tab, h) = (known.tableau, known.h);
-        let c = |x: f64| -> T { nalgebra::convert(x) };
-        let stages = stage_values(known, x);
+        let stages = stage_values(known, x, |_, _| Vector::zeros());
         let node = node(known, x, &stages);
-        // Each stage's X_Ξ and X_H for X = N, Π, D and T = B(−Ξ)ᵀ N (which varies with
-        // Ξ through both factors: −M(−Ξ, N) + B(−Ξ)ᵀ N_Ξ).
-        let blocks: [[Mat<T, D>; 8]; S] = core::array::from_fn(|j| {
-            let st = &stages[j];
-            let l_zz = matrix(|o| model.l_qq(&st.g, &st.zeta, o));
-            let l_ze = matrix(|o| model.l_qv(&st.g, &st.zeta, o));
-            let l_ee = matrix(|o| model.l_vv(&st.g, &st.zeta, o));
-            let m_n = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&st.xi, &st.n, o));
-            let m_pi =
-                matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&st.xi, &st.pi, o));
-            let (mut p_xi, mut p_y) = ([[T::zero(); D]; D], [[T::zero(); D]; D]);
-            SpaceOf::<Mdl, T, D, Q>::dtau_inv_derivative_t_derivatives(
-                &st.xi, &st.zeta, &st.pi, &mut p_xi, &mut p_y,
-            );
-            let (p_xi, p_y) = (
-                Mat::from_data(ArrayStorage(p_xi)),
-                Mat::from_data(ArrayStorage(p_y)),
-            );
-            let (k, e) = (st.k, st.e);
-            let ke = k * e;
-            let n_xi = k.transpose() * (l_zz * k - l_ze * ke - m_n);
-            let n_h = k.transpose() * l_ze * k;
-            let pi_xi = k.transpose() * (l_ze.transpose() * k - l_ee * ke - m_pi);
-            let pi_h = k.transpose() * l_ee * k;
-            let d_xi = -(p_xi - p_y * ke + e.transpose() * pi_xi);
-            let d_h = -(p_y * k + e.transpose() * pi_h);
-            let back_m =
-                -matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&-st.xi, &st.n, o));
-            let back_t = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv(&-st.xi, o)).transpose();
-            [
-                n_xi,
-                n_h,
-                pi_xi,
-                pi_h,
-                d_xi,
-                d_h,
-                back_t * n_xi + back_m,
-                back_t * n_h,
-            ]
-        });
-        let k_node = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau(&node.xi, o));
-        // ∂Xʲ/∂Hˡ = h aⱼₗ X_Ξ(j) + δⱼₗ X_H(j).
-        let through = |j: usize, l: usize, xi_block: &Mat<T, D>, h_block: &Mat<T, D>| {
-            let mut m = xi_block * (h * c(tab.a[j][l]));
-            if j == l {
-                m += h_block;
-            }
-            m
-        };
-        for i in 0..S {
-            let (y, s_i, z) = brackets(known, &stages, &node, i);
-            let m_y = matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&node.xi, &y, o));
-            let a_z = matrix(|o| SpaceOf::<Mdl, T, D, Q>::ad_t_derivative(&(node.ad_t * z), o));
-            let m_s =
-                matrix(|o| SpaceOf::<Mdl, T, D, Q>::dtau_inv_t_derivative(&-node.xi, &s_i, o));
-            // The terms through ξ, per unit of h bₗ.
-            let through_xi = m_y - a_z * k_node - node.ad_t * m_s * h;
-            for l in 0..S {
-                let [_, _, pi_xi, pi_h, ..] = &blocks[i];
-                let mut d_y = through(i, l, pi_xi, pi_h);
-                let mut d_z = Mat::<T, D>::zeros();
-                let mut d_s = Mat::<T, D>::zeros();
-                for (j, bj) in blocks.iter().enumerate() {
-                    let [n_xi, n_h, _, _, d_xi, d_h, back_xi, back_h] = bj;
-                    let cij = c(c_coefficient(&tab.b, &tab.a, i, j));
-                    d_y += through(j, l, d_xi, d_h) * (h * cij);
-                    d_z += through(j, l, back_xi, back_h) * (h * c(tab.b[j]));
-                    d_s += through(j, l, n_xi, n_h) * cij;
-                }
-                d_z -= node.back_t * d_s * h;
-                let jac = through_xi * (h * c(tab.b[l])) + node.b_t * d_y - node.ad_t * d_z;
-                out.add(
-                    (i * D, l * D),
-                    T::one(),
-                    Kernel::new(&jac.data.0, None),
-                    false,
-                );
-            }
-        }
+        let blocks: [StageBlocks<T, D>; S] =
+            core::array::from_fn(|j| stage_blocks(known.model, &stages[j], None));
+        momentum_rows(known, &stages, &node, &blocks, &mut out);
     }
 
     /// `g¹ = g · τ(ξ)`, `μ¹ = Ad_{τ(ξ)}ᵀ Z⁰` (27), and `Hˢ` as the next step's guess.
@@ -343,7 +411,7 @@ where
         known: &Known<'_, T, Mdl, (), S, D, Q>,
         x: &Vector<T, N>,
     ) -> Result<PhaseState<T, D, Q>, SolveError<T>> {
-        let stages = stage_values(known, x);
+        let stages = stage_values(known, x, |_, _| Vector::zeros());
         let node = node(known, x, &stages);
         Ok(PhaseState {
             t: known.t0 + known.h,

@@ -13,7 +13,7 @@
 //!
 //! ```text
 //! Rᵢ  = D₂L(Qⁱ, Vⁱ) − pₖ − h Σⱼ âᵢⱼ Wʲ      i = 1 … s     (14b, 14c)
-//! C₁  = Λ¹ − λₖ,   Cᵢ = A(Qⁱ) vⁱ            i = 2 … s     (14e: Ψ(qⁱ, pⁱ) = 0)
+//! C₁  = Λ¹ − λₖ,   Cᵢ = A(Qⁱ) vⁱ + a(Qⁱ)    i = 2 … s     (14e: Ψ(qⁱ, pⁱ) = 0)
 //! Lᵢ  = D₂L(Qⁱ, vⁱ) − pⁱ                    i = 1 … s     (App. D: pⁱ = D₂L(qⁱ, vⁱ))
 //! ```
 //!
@@ -47,7 +47,7 @@
 //! ```text
 //! ∂Wʲ/∂Vˡ = h aⱼₗ K_qq(j) + δⱼₗ D₁₂L(j),   ∂Wʲ/∂Λʲ = A(Qʲ)ᵀ
 //! ∂Rᵢ/∂Vˡ = h aᵢₗ D₂₁L(i) + δᵢₗ D₂₂L(i) − h Σⱼ âᵢⱼ ∂Wʲ/∂Vˡ,   ∂Rᵢ/∂Λʲ = −h âᵢⱼ A(Qʲ)ᵀ
-//! ∂Cᵢ/∂Vˡ = h aᵢₗ ∂(A(q) vⁱ)/∂q |Qⁱ,   ∂Cᵢ/∂vⁱ = A(Qⁱ),   ∂C₁/∂Λ¹ = I
+//! ∂Cᵢ/∂Vˡ = h aᵢₗ ∂(A(q) vⁱ + a(q))/∂q |Qⁱ,   ∂Cᵢ/∂vⁱ = A(Qⁱ),   ∂C₁/∂Λ¹ = I
 //! ∂Lᵢ/∂Vˡ = h aᵢₗ D₂₁L(Qⁱ, vⁱ) − h Σⱼ aᵢⱼ ∂Wʲ/∂Vˡ,   ∂Lᵢ/∂Λʲ = −h aᵢⱼ A(Qʲ)ᵀ,
 //! ∂Lᵢ/∂vⁱ = D₂₂L(Qⁱ, vⁱ)
 //! ```
@@ -155,10 +155,11 @@ impl<T: Real, const D: usize, const K: usize, Z: Storage, R: MultiplierRule> Sta
 
 /// `λₖ`: the state's, or from the continuous equations at its `(q, v)`; for
 /// [`Step::equations`](crate::Step::equations), zero if that fails.
-impl<T, Mdl, const D: usize, const K: usize> StepStart<T, Mdl, D> for NonholonomicState<T, D, K>
+impl<T, Mdl, const D: usize, const K: usize, const Q: usize> StepStart<T, Mdl, D, Q>
+    for NonholonomicState<T, D, K, Q>
 where
     T: Real,
-    Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
+    Mdl: PointKernels<T, D, Q> + NonholonomicKernels<T, D, K, Q>,
 {
     type Extra = SVector<T, K>;
     fn extra(&self, model: &Mdl) -> Result<SVector<T, K>, SolveError<T>> {
@@ -286,13 +287,14 @@ where
             let li = model.l_v(qi, &it.v[i]) - node.combine(node.p0, &w, &tab.a[i]);
             set_block(r, i * D, &ri);
             set_block(r, L::<S, D, K>::velocity(i), &li);
-            // C₁ = Λ¹ − λₖ, Cᵢ = A(Qⁱ) vⁱ
+            // C₁ = Λ¹ − λₖ, Cᵢ = A(Qⁱ) vⁱ + a(Qⁱ)
             let ci = if i == 0 {
                 it.lambda[0] - node.extra
             } else {
                 model.a(qi, &mut self.point.matrix);
+                let affine = model.affine(qi);
                 SVector::from_fn(|row, _| {
-                    let mut c = T::zero();
+                    let mut c = affine[row];
                     for k in 0..D {
                         c += self.point.matrix[k][row] * it.v[i][k];
                     }

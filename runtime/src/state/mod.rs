@@ -11,7 +11,7 @@ mod phase;
 pub use consistent::Consistency;
 pub use converted::ConvertedState;
 pub use galerkin::{GalerkinState, Lagged};
-pub use multiplier::nonholonomic_multiplier;
+pub use multiplier::{nonholonomic_multiplier, nonholonomic_multiplier_on_group};
 pub use node::NodeState;
 pub use nonholonomic::NonholonomicState;
 pub use phase::PhaseState;

@@ -9,17 +9,18 @@ use crate::error::{InitError, SolveError};
 use crate::kernels::{HolonomicKernels, NonholonomicKernels, PointKernels};
 use crate::model::{InputValues, Real};
 use crate::solve::lu::{self, Lu};
+use crate::space::Space;
 
 /// `λ` of the continuous nonholonomic equations at `(q, v)`:
 ///
 /// ```text
-/// d/dt D₂L(q, v) = D₁L(q, v) + F(q, v, t) + A(q)ᵀ λ,      A(q) v = 0
+/// d/dt D₂L(q, v) = D₁L(q, v) + F(q, v, t) + A(q)ᵀ λ,      A(q) v + a(q) = 0
 /// ```
 ///
 /// differentiated once in time: with `M = D₂₂L`, `f = D₁L + F − (∂D₂L/∂q) v`,
 ///
 /// ```text
-/// (A M⁻¹ Aᵀ) λ = −(∂(A v)/∂q) v − A M⁻¹ f
+/// (A M⁻¹ Aᵀ) λ = −(∂(A v + a)/∂q) v − A M⁻¹ f
 /// ```
 ///
 /// The forces `F` of a model with a `forces` block are taken at `t = 0`, the time of
@@ -37,24 +38,45 @@ where
     T: Real,
     Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
 {
+    nonholonomic_multiplier_on_group(model, q, v)
+}
+
+/// [`nonholonomic_multiplier`] for a model on a group (its configuration stored in `Q`
+/// numbers, `v` its body velocity): the kernels are left-trivialised and `f` has the
+/// Euler–Poincaré term `ad*_v ℓ_v` (spec `next_packages.md` §A.3,
+/// `C λ = −(Aη + a)_ζ η − A ℓ_ηη⁻¹ (ad*_η ℓ_η + ℓ_ζ − ℓ_ηζ η)`). In a vector space it is
+/// [`nonholonomic_multiplier`].
+pub fn nonholonomic_multiplier_on_group<T, Mdl, const D: usize, const K: usize, const Q: usize>(
+    model: &Mdl,
+    q: &SVector<T, Q>,
+    v: &SVector<T, D>,
+) -> Result<SVector<T, K>, InitError<T>>
+where
+    T: Real,
+    Mdl: PointKernels<T, D, Q> + NonholonomicKernels<T, D, K, Q>,
+{
     multiplier(model, (T::zero(), &InputValues::zeros()), q, v)
         .map_err(|_| InitError::SingularConstraints)
 }
 
-/// [`nonholonomic_multiplier`] at time `t`, with the factorisation's error.
-pub(crate) fn multiplier<T, Mdl, const D: usize, const K: usize>(
+/// [`nonholonomic_multiplier`] at time `t`, with the factorisation's error, on any
+/// configuration space: on a group, `v` is the body velocity `η` and the kernels are
+/// left-trivialised, and the same formula holds with the Euler–Poincaré term
+/// `ad*_η ℓ_η` in `f` (spec `next_packages.md` §A.3:
+/// `C λ = −(Aη + a)_ζ η − A ℓ_ηη⁻¹ (ad*_η ℓ_η + ℓ_ζ − ℓ_ηζ η)`).
+pub(crate) fn multiplier<T, Mdl, const D: usize, const K: usize, const Q: usize>(
     model: &Mdl,
     (t, u): (T, &Mdl::Inputs),
-    q: &SVector<T, D>,
+    q: &SVector<T, Q>,
     v: &SVector<T, D>,
 ) -> Result<SVector<T, K>, SolveError<T>>
 where
     T: Real,
-    Mdl: PointKernels<T, D> + NonholonomicKernels<T, D, K>,
+    Mdl: PointKernels<T, D, Q> + NonholonomicKernels<T, D, K, Q>,
 {
     let constraints = (
-        |q: &SVector<T, D>, out: &mut [[T; K]; D]| model.a(q, out),
-        |q: &SVector<T, D>, v: &SVector<T, D>, out: &mut [[T; K]; D]| model.a_v_q(q, v, out),
+        |q: &SVector<T, Q>, out: &mut [[T; K]; D]| model.a(q, out),
+        |q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; K]; D]| model.a_v_q(q, v, out),
     );
     continuous(model, (t, u), q, v, constraints)
 }
@@ -91,19 +113,19 @@ where
 /// `λ` of `d/dt D₂L = D₁L + F + Rᵀλ` with `R(q) v = 0` differentiated once in time:
 /// `(R M⁻¹ Rᵀ) λ = −(∂(R v)/∂q) v − R M⁻¹ f`, `R` and `∂(R v)/∂q` from `matrix` and
 /// `times_v`.
-fn continuous<T, Mdl, const D: usize, const K: usize>(
+fn continuous<T, Mdl, const D: usize, const K: usize, const Q: usize>(
     model: &Mdl,
     (t, u): (T, &Mdl::Inputs),
-    q: &SVector<T, D>,
+    q: &SVector<T, Q>,
     v: &SVector<T, D>,
     (matrix, times_v): (
-        impl Fn(&SVector<T, D>, &mut [[T; K]; D]),
-        impl Fn(&SVector<T, D>, &SVector<T, D>, &mut [[T; K]; D]),
+        impl Fn(&SVector<T, Q>, &mut [[T; K]; D]),
+        impl Fn(&SVector<T, Q>, &SVector<T, D>, &mut [[T; K]; D]),
     ),
 ) -> Result<SVector<T, K>, SolveError<T>>
 where
     T: Real,
-    Mdl: PointKernels<T, D>,
+    Mdl: PointKernels<T, D, Q>,
 {
     // One `D × D` buffer, for `∂D₂L/∂q` and then `M`, factored in place: the recomputed
     // nonholonomic family calls this twice a step, on the step's stack.
@@ -118,6 +140,12 @@ where
         for (j, &e) in column.iter().enumerate() {
             f[i] -= e * v[j];
         }
+    }
+    if !<Mdl::Space as Space<T, D, Q>>::FLAT {
+        // The Euler–Poincaré term of d/dt ℓ_η = ad*_η ℓ_η + ℓ_ζ + Aᵀλ on a group.
+        let mut ad = [[T::zero(); D]; D];
+        <Mdl::Space as Space<T, D, Q>>::ad(v, &mut ad);
+        f += SMatrix::<T, D, D>::from_data(nalgebra::ArrayStorage(ad)).tr_mul(&model.l_v(q, v));
     }
     model.l_vv(q, v, &mut square);
     let mut perm = [0; D];

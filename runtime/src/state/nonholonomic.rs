@@ -50,11 +50,11 @@ impl<T: Real, const D: usize, const K: usize, const Q: usize> NonholonomicState<
 impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
     /// The state at `t = 0` from `(q, v)` checked against the model's holonomic
     /// constraints as [`NodeState::consistent`] checks them (`g(q)` and `G(q) v`, rejected
-    /// or projected, after the model's parameters), then against `A(q) v = 0`: with
-    /// [`Consistency::Reject`], `max|A(q) v|` above the tolerance is
+    /// or projected, after the model's parameters), then against `A(q) v + a(q) = 0`:
+    /// with [`Consistency::Reject`], `max|A(q) v + a(q)|` above the tolerance is
     /// [`InitError::Inconsistent`]; with [`Consistency::Project`], `v` is replaced by its
-    /// projection onto `A(q) v = 0` in the metric of the mass matrix at `(q, v)`,
-    /// `v − M⁻¹Aᵀ (A M⁻¹ Aᵀ)⁻¹ A v` (exact for a kinetic energy quadratic in `v`). `p` is
+    /// projection onto `A(q) v + a(q) = 0` in the metric of the mass matrix at `(q, v)`,
+    /// `v − M⁻¹Aᵀ (A M⁻¹ Aᵀ)⁻¹ (A v + a)` (exact for a kinetic energy quadratic in `v`). `p` is
     /// `D₂L(q, v)` and `λ` the continuous multiplier (spec 002 §4.8).
     pub fn consistent<Mdl, const M: usize>(
         model: &Mdl,
@@ -72,7 +72,7 @@ impl<T: Real, const D: usize, const K: usize> NonholonomicState<T, D, K> {
         let mut columns = [[T::zero(); K]; D];
         model.a(&q, &mut columns);
         let a = nalgebra::SMatrix::<T, K, D>::from_data(nalgebra::ArrayStorage(columns));
-        let residual = a * v;
+        let residual = a * v + model.affine(&q);
         let violation = residual.iter().fold(T::zero(), |m, x| m.max(x.abs()));
         match consistency {
             Consistency::Reject { tolerance } => {
