@@ -4,7 +4,7 @@ use proc_macro2::Span;
 use syn::{Attribute, Ident, Visibility};
 
 use crate::quaternion;
-use crate::sym::{Graph, Id, VarId};
+use crate::sym::{Func, Graph, Id, VarId};
 
 /// What a variable of the graph stands for; decides how the emitter reads it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -83,15 +83,37 @@ pub enum CoordKind {
     /// A quaternion `(q₀, q⃗)` (scalar part first), for the orientation of a rigid body;
     /// the unit-norm constraint is an ordinary holonomic constraint of the model.
     Quat,
+    /// The rotation group SO(3), stored as a unit quaternion `(w, x, y, z)` that the
+    /// group's retraction keeps on the sphere; its velocity is the body angular
+    /// velocity `ω` (3 numbers, spec `next_packages.md` §A.5).
+    So3,
+    /// The planar rigid motions SE(2), stored as `(x, y, θ)`; its velocity is the body
+    /// velocity `(v₁, v₂, ω)`.
+    Se2,
 }
 
 impl CoordKind {
+    /// The numbers that store one coordinate (its entries of `q`).
     pub fn len(self) -> usize {
         match self {
             CoordKind::Scalar => 1,
-            CoordKind::Vec3 => 3,
-            CoordKind::Quat => 4,
+            CoordKind::Vec3 | CoordKind::Se2 => 3,
+            CoordKind::Quat | CoordKind::So3 => 4,
         }
+    }
+
+    /// The numbers of its velocity (its entries of `v` and `p`): the group's algebra
+    /// for `So3` and `Se2`, its storage otherwise.
+    pub fn velocity_len(self) -> usize {
+        match self {
+            CoordKind::So3 => 3,
+            other => other.len(),
+        }
+    }
+
+    /// Whether the coordinate lives on a Lie group, moved by its retraction.
+    pub fn is_group(self) -> bool {
+        matches!(self, CoordKind::So3 | CoordKind::Se2)
     }
 }
 
@@ -99,6 +121,8 @@ pub struct Coord {
     pub kind: CoordKind,
     /// Index of the first scalar of this coordinate in `q`.
     pub offset: usize,
+    /// Index of the first scalar of its velocity in `v` (and `p`).
+    pub velocity_offset: usize,
 }
 
 pub struct Constraint {
@@ -157,6 +181,9 @@ pub struct Model {
     pub p: Vec<VarId>,
     /// Display name of every scalar coordinate (`r.x`, `theta`).
     pub coord_names: Vec<String>,
+    /// Display name of every scalar velocity: the coordinate's in a vector space, the
+    /// body velocity's components of a group coordinate (`g_dot.x`).
+    pub velocity_names: Vec<String>,
     pub lagrangian: Id,
     /// Where the kinetic energy (or the Lagrangian) is declared, for errors about the
     /// mass matrix.
@@ -207,6 +234,7 @@ impl Model {
             v: Vec::new(),
             p: Vec::new(),
             coord_names: Vec::new(),
+            velocity_names: Vec::new(),
             lagrangian: Id::default(),
             energy_span: Span::call_site(),
             potential: Id::default(),
@@ -236,9 +264,68 @@ impl Model {
         self.roles[v.0 as usize]
     }
 
-    /// Number of scalar coordinates `d`.
+    /// Number of scalar velocities `d` (the `D` of the trait impls): the number of
+    /// coordinates in a vector space, the algebra's dimension on a group.
     pub fn dim(&self) -> usize {
+        self.v.len()
+    }
+
+    /// Number of numbers that store the configuration (the `Q` of the trait impls).
+    pub fn storage_dim(&self) -> usize {
         self.q.len()
+    }
+
+    /// Whether a coordinate lives on a Lie group (`SO3`, `SE2`).
+    pub fn is_group(&self) -> bool {
+        self.coords.iter().any(|c| c.kind.is_group())
+    }
+
+    /// The derivative of `e` along the configuration, one entry per velocity: `∂e/∂q` in
+    /// a vector space, the left-trivialised `Lg(q)ᵀ ∂e/∂q` on a group (spec
+    /// `next_packages.md` §A.2–A.3: `Lg = diag(R(θ), 1)` on SE(2), `½ G(q)ᵀ` on SO(3),
+    /// the identity on the vector factors), the kernels' `ℓ_ζ`, and applied again to
+    /// `ℓ_ζ`, `ℓ_ζζ`.
+    pub fn config_gradient(&mut self, e: Id) -> Vec<Id> {
+        let q = self.q.clone();
+        let grad = self.graph.gradient(e, &q);
+        if !self.is_group() {
+            return grad;
+        }
+        let zero = self.graph.zero();
+        let mut out = vec![zero; self.dim()];
+        let blocks: Vec<(CoordKind, usize, usize)> = self
+            .coords
+            .iter()
+            .map(|c| (c.kind, c.offset, c.velocity_offset))
+            .collect();
+        for (kind, off, voff) in blocks {
+            let g = &mut self.graph;
+            match kind {
+                CoordKind::Se2 => {
+                    let theta = g.var_node(q[off + 2]);
+                    let (sin, cos) = (g.func(Func::Sin, theta), g.func(Func::Cos, theta));
+                    let (gx, gy) = (grad[off], grad[off + 1]);
+                    let (a, b) = (g.mul(cos, gx), g.mul(sin, gy));
+                    out[voff] = g.add(a, b);
+                    let (a, b) = (g.mul(sin, gx), g.mul(cos, gy));
+                    out[voff + 1] = g.sub(b, a);
+                    out[voff + 2] = grad[off + 2];
+                }
+                CoordKind::So3 => {
+                    let storage: Vec<Id> = (0..4).map(|k| g.var_node(q[off + k])).collect();
+                    let gm = quaternion::g_matrix(g, &storage);
+                    let half = g.constant(0.5);
+                    for (k, x) in quaternion::mat_vec(g, &gm, &grad[off..off + 4])
+                        .into_iter()
+                        .enumerate()
+                    {
+                        out[voff + k] = g.mul(half, x);
+                    }
+                }
+                flat => out[voff..voff + flat.len()].copy_from_slice(&grad[off..off + flat.len()]),
+            }
+        }
+        out
     }
 
     /// Number of scalar holonomic constraints `m`.
@@ -274,7 +361,9 @@ impl Model {
                 .collect();
             let g = &mut self.graph;
             let block: Vec<Id> = match (kind, symmetry) {
-                (CoordKind::Scalar, _) | (CoordKind::Quat, Symmetry::Translation(_)) => continue,
+                // Group coordinates take no `momentum` block (`check` refuses it).
+                (CoordKind::Scalar | CoordKind::So3 | CoordKind::Se2, _)
+                | (CoordKind::Quat, Symmetry::Translation(_)) => continue,
                 (CoordKind::Vec3, Symmetry::Rotation(a)) => {
                     let a: Vec<Id> = a.iter().map(|&x| g.constant(x)).collect();
                     crate::quaternion::cross(g, &a, &q).to_vec()

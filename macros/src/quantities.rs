@@ -2,7 +2,8 @@
 use crate::ir::Model;
 use crate::sym::Id;
 
-/// The model's symbolic quantities, in its `q` and `v`: derived once per model, right
+/// The model's symbolic quantities, in its `q` and `v` (on a group the derivatives
+/// along `q` left-trivialised, [`Model::config_gradient`]): derived once per model, right
 /// after lowering, and read by the checks, the model-level impls, the point kernels and
 /// every scheme template.
 #[derive(Clone)]
@@ -25,9 +26,10 @@ impl Quantities {
     pub fn new(model: &mut Model) -> Self {
         let (qv, vv) = (model.q.clone(), model.v.clone());
         let l = model.lagrangian;
-        let dl_dq = model.graph.gradient(l, &qv);
+        // Along the configuration: left-trivialised on a group (`ℓ_ζ`).
+        let dl_dq = model.config_gradient(l);
         let dl_dv = model.graph.gradient(l, &vv);
-        let grad_v = model.graph.gradient(model.potential, &qv);
+        let grad_v = model.config_gradient(model.potential);
         let g = model.constraint_exprs();
         let jac = g.iter().map(|&gk| model.graph.gradient(gk, &qv)).collect();
         let mass: Vec<Vec<Id>> = dl_dv

@@ -80,7 +80,7 @@ pub mod __private {
     };
     pub use crate::schemes;
     pub use crate::solve::sparse::{self, NeedsPivoting, Plan};
-    pub use crate::space::Euclidean;
+    pub use crate::space::{self, Euclidean};
 
     /// [`sparse::THRESHOLD`], for the generated static elimination steps.
     #[inline(always)]

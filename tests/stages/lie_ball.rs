@@ -35,14 +35,14 @@ type Ball3 = Product<So3, Euclidean, 3, 4, 2, 2>;
 /// `φ₂ = v_y − Ω x + r ω₁`. Nothing depends on the attitude, and the constraints on the
 /// centre only through their affine term `a(g) = Ω (y, −x)`.
 #[derive(Clone, Copy, Debug)]
-struct Ball<T> {
+pub(crate) struct Ball<T> {
     r: T,
     inertia: [T; 3],
     omega: T,
 }
 
 impl<T: Real> Ball<T> {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let c = |x: f64| T::from_subset(&x);
         Self {
             r: c(R),

@@ -322,14 +322,14 @@ fn in_a_vector_space_it_is_the_euclidean_family() {
 /// `δR = R ζ̂`, `δΓ = Γ × ζ`, so `ℓ_ζ = −m g χ × Γ`, `ℓ_ζζ = −m g χ̂ Γ̂`, `ℓ_ζη = 0`,
 /// `ℓ_η = J Ω`, `ℓ_ηη = J`.
 #[derive(Clone, Copy, Debug)]
-struct HeavyTop<T> {
+pub(crate) struct HeavyTop<T> {
     j: SVector<T, 3>,
     mg: T,
     chi: SVector<T, 3>,
 }
 
 impl<T: Real> HeavyTop<T> {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let c = |x: f64| T::from_subset(&x);
         Self {
             j: SVector::from([c(2.0), c(3.0), c(1.5)]),

@@ -34,13 +34,13 @@ use num_dual::Dual64;
 /// `A = (σx, 1, σθ)`, `a = σy`: `σ = 0` is the unicycle (`η₂ = 0`), `σ ≠ 0` a variant
 /// whose every constraint kernel is nonzero, for the Jacobian check.
 #[derive(Clone, Copy, Debug)]
-struct Unicycle<T> {
+pub(crate) struct Unicycle<T> {
     body: PlanarBody<T>,
     skew: T,
 }
 
 impl<T: Real> Unicycle<T> {
-    fn new(skew: f64) -> Self {
+    pub(crate) fn new(skew: f64) -> Self {
         Self {
             body: PlanarBody::new(),
             skew: T::from_subset(&skew),

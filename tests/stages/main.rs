@@ -23,6 +23,7 @@ mod galerkin_structure;
 mod holonomic_lobatto;
 mod inputs;
 mod lie_ball;
+mod lie_dsl;
 mod lie_lobatto;
 mod lie_planar;
 mod lie_sleigh;

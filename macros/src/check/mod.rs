@@ -31,8 +31,10 @@ pub fn check(
     unconstrained_only(model, schemes, &mut errors);
     nonholonomic_schemes(model, schemes, &mut errors);
     forced_schemes(model, schemes, &mut errors);
+    group_models(model, schemes, &mut errors);
     single_rigid_body(model, quantities, schemes, &mut errors);
-    if sampled::finite_lagrangian(model, &mut errors) {
+    // A group model's `momentum` block is `group_models`'s error.
+    if sampled::finite_lagrangian(model, &mut errors) && !model.is_group() {
         symmetry::symmetries(model, quantities, &mut errors);
     }
     errors.finish()
@@ -187,11 +189,68 @@ fn forced_schemes(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors)
     }
 }
 
+/// The schemes written on a Lie group (spec `next_packages.md` §A: the Lobatto
+/// IIIA–IIIB family and its nonholonomic form, `families::prk_lie` and
+/// `prk_lie_nonholonomic`), the only ones a model with `SO3` or `SE2` coordinates takes.
+const ON_GROUPS: [&str; 3] = [
+    "LobattoIIIAIIIB",
+    "NonholonomicLobatto",
+    "NonholonomicLobattoCarried",
+];
+
+/// A model with a coordinate on a Lie group is stepped by the families written on
+/// groups; every other scheme would move its storage as a vector and leave the group.
+/// The blocks those families do not take on a group yet are refused too.
+fn group_models(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
+    if !model.is_group() {
+        return;
+    }
+    for req in schemes
+        .iter()
+        .filter(|s| !ON_GROUPS.contains(&s.kind.name()))
+    {
+        // error: scheme `GglEm` steps models in a vector space; …
+        errors.push(
+            req.span,
+            format!(
+                "scheme `{}` steps models in a vector space, and this model has a coordinate \
+                 on a Lie group (`SO3`, `SE2`); use `LobattoIIIAIIIB(s)`, or \
+                 `NonholonomicLobatto(s)` with a `nonholonomic` block, which keep it on its \
+                 group",
+                req.kind.name(),
+            ),
+        );
+    }
+    if let Some(c) = model.constraints.first() {
+        errors.push(
+            c.span,
+            "a model with `SO3` or `SE2` coordinates takes no `holonomic` block yet; write the \
+             constraint at velocity level in `nonholonomic`, or use vector coordinates",
+        );
+    }
+    if let Some(m) = model.momenta.first() {
+        errors.push(
+            m.name.span(),
+            "`momentum` maps are not derived on `SO3` or `SE2` coordinates yet; declare the \
+             momentum as an observable (a rigid body's spatial angular momentum is \
+             `rotate(R, vec3(j1 * R_dot.x, j2 * R_dot.y, j3 * R_dot.z))`)",
+        );
+    }
+    if model.forces.is_some() || !model.inputs.is_empty() {
+        errors.push(
+            model.name.span(),
+            "the families on a Lie group take no `forces` or `inputs` yet; this model has \
+             `SO3` or `SE2` coordinates",
+        );
+    }
+}
+
 /// A scheme for unconstrained models would silently ignore the constraints. The error
 /// names a scheme of the catalogue that takes holonomic constraints (one, so that the
 /// message does not change with every scheme added).
 fn unconstrained_only(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
-    if model.constraints.is_empty() {
+    // A group model's `holonomic` block is `group_models`'s error.
+    if model.constraints.is_empty() || model.is_group() {
         return;
     }
     let example = SchemeKind::all()

@@ -25,7 +25,7 @@ const TOLERANCE: f64 = 1e-9;
 /// One sample point: a value for every coordinate and velocity, in `±[0.35, 1.15]`.
 /// The first point is all positive (`sqrt(x)`, `ln(l)` are finite there), the others
 /// have pseudo-random signs.
-fn point(k: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
+fn point(k: usize, (nq, nv): (usize, usize)) -> (Vec<f64>, Vec<f64>) {
     // SplitMix64: a fixed sequence, the same in every build.
     let mut state = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(k as u64 + 1);
     let mut next = move || {
@@ -44,15 +44,20 @@ fn point(k: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
             magnitude
         }
     };
-    let q = (0..d).map(|_| value()).collect();
-    let v = (0..d).map(|_| value()).collect();
+    let q = (0..nq).map(|_| value()).collect();
+    let v = (0..nv).map(|_| value()).collect();
     (q, v)
+}
+
+/// The numbers of a sample point's positions and velocities (different on a group).
+fn sizes(model: &Model) -> (usize, usize) {
+    (model.storage_dim(), model.dim())
 }
 
 /// Values and magnitudes of `rows` at sample point `k`, the parameters at their defaults;
 /// `None` if any entry is not finite there.
 fn rows_at(model: &Model, rows: &[Vec<Id>], k: usize) -> Option<Vec<Row>> {
-    let (q, v) = point(k, model.dim());
+    let (q, v) = point(k, sizes(model));
     values_at(model, rows, &q, &v)
 }
 
@@ -87,7 +92,7 @@ fn values_at(model: &Model, rows: &[Vec<Id>], q: &[f64], v: &[f64]) -> Option<Ve
 /// solution nearby, a point where `g` is not finite). Near a constraint whose gradient
 /// vanishes on `g = 0` the steps converge only linearly, hence the many iterations.
 fn on_manifold(model: &Model, g: &[Id], gradients: &[Vec<Id>], k: usize) -> Option<Vec<f64>> {
-    let (mut q, v) = point(k, model.dim());
+    let (mut q, v) = point(k, sizes(model));
     let mut rows = vec![g.to_vec()];
     rows.extend(gradients.iter().cloned());
     for _ in 0..200 {
@@ -325,7 +330,7 @@ fn manifold_fates(model: &Model, rows: &[Vec<Id>], g: &[Id]) -> Option<Vec<Fate>
     if points.len() < 2 {
         return None;
     }
-    let v = point(0, model.dim()).1;
+    let v = point(0, sizes(model)).1;
     let at = points.iter().filter_map(|q| values_at(model, rows, q, &v));
     combine(at, MANIFOLD_TOLERANCE)
 }
@@ -552,9 +557,9 @@ mod tests {
 
     #[test]
     fn sample_points_are_fixed_and_in_range() {
-        assert_eq!(point(3, 5), point(3, 5));
+        assert_eq!(point(3, (5, 5)), point(3, (5, 5)));
         for k in 0..POINTS {
-            let (q, v) = point(k, 7);
+            let (q, v) = point(k, (7, 7));
             for x in q.iter().chain(&v) {
                 assert!((0.35..=1.15).contains(&x.abs()), "{x}");
                 assert!(k > 0 || *x > 0.0);

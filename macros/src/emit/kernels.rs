@@ -4,7 +4,10 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::stage_patterns::{matrix_pattern, velocity_constraint_matrix, ConstraintPatterns};
+use super::stage_patterns::ConstraintPatterns;
+use super::stage_patterns::{
+    matrix_pattern, velocity_constraint_affine, velocity_constraint_matrix,
+};
 use super::tokens::{block, lit, private, svector, var_expr};
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
@@ -58,7 +61,8 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
     let dl = lit(d);
     let (qv, vv) = (model.q.clone(), model.v.clone());
     let (l_q, l_v) = (&quantities.dl_dq, &quantities.dl_dv);
-    let l_qq: Vec<Vec<Id>> = l_q.iter().map(|&e| model.graph.gradient(e, &qv)).collect();
+    // `ℓ_ζζ = (∂ℓ_ζ/∂q) Lg` on a group (`config_gradient`), `∂²L/∂q²` in a vector space.
+    let l_qq: Vec<Vec<Id>> = l_q.iter().map(|&e| model.config_gradient(e)).collect();
     let l_qv: Vec<Vec<Id>> = l_q.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
     let l_vv: Vec<Vec<Id>> = l_v.iter().map(|&e| model.graph.gradient(e, &vv)).collect();
     let uv: Vec<VarId> = model.inputs.iter().map(|&(var, _)| var).collect();
@@ -81,6 +85,7 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
         None => (quote!(&[]), quote!(&[])),
     };
     let vec = quote!(#p::SVector<T, #dl>);
+    let (qvec, storage) = storage_tokens(model);
     let ul = lit(uv.len());
     let forced = forces.map(|(f, f_q, f_v, f_u)| {
         let f = vector(model, &f);
@@ -118,7 +123,7 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
     let name = &model.name;
     quote! {
         #[allow(unused_variables, clippy::all)]
-        impl<T: #p::Real> #p::PointKernels<T, #dl> for #name<T> {
+        impl<T: #p::Real> #p::PointKernels<T, #dl #storage> for #name<T> {
             const PATTERNS: ::core::option::Option<#p::KernelPatterns> =
                 ::core::option::Option::Some(#p::KernelPatterns {
                     l_qq: #qq, l_qv: #qv, l_vv: #vv, f_q: #f_q_pattern, f_v: #f_v_pattern,
@@ -126,31 +131,45 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
             #forced
 
             #[inline]
-            fn l_q(&self, q: &#vec, v: &#vec) -> #vec {
+            fn l_q(&self, q: &#qvec, v: &#vec) -> #vec {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #l_q
             }
             #[inline]
-            fn l_v(&self, q: &#vec, v: &#vec) -> #vec {
+            fn l_v(&self, q: &#qvec, v: &#vec) -> #vec {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #l_v
             }
             #[inline]
-            fn l_qq(&self, q: &#vec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
+            fn l_qq(&self, q: &#qvec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #l_qq
             }
             #[inline]
-            fn l_qv(&self, q: &#vec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
+            fn l_qv(&self, q: &#qvec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #l_qv
             }
             #[inline]
-            fn l_vv(&self, q: &#vec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
+            fn l_vv(&self, q: &#qvec, v: &#vec, out: &mut [[T; #dl]; #dl]) {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #l_vv
             }
         }
+    }
+}
+
+/// The type of a configuration argument and the trait parameter `, Q` of a model on a
+/// group, whose `Q` storage numbers differ from its `D` velocities; a model in a vector
+/// space keeps the default `Q = D` (its impls as before groups).
+pub(super) fn storage_tokens(model: &Model) -> (TokenStream, TokenStream) {
+    let p = private();
+    if model.is_group() {
+        let ql = lit(model.storage_dim());
+        (quote!(#p::SVector<T, #ql>), quote!(, #ql))
+    } else {
+        let dl = lit(model.dim());
+        (quote!(#p::SVector<T, #dl>), TokenStream::new())
     }
 }
 
@@ -171,9 +190,10 @@ fn constraint_patterns(
     model: &mut Model,
     quantities: &Quantities,
     rows: &[Vec<Id>],
+    affine: &[Id],
 ) -> TokenStream {
     let p = private();
-    let patterns = ConstraintPatterns::new(model, quantities, rows);
+    let patterns = ConstraintPatterns::new(model, quantities, rows, affine);
     let [matrix, contracted, k_qq, times_v] = [
         &patterns.matrix,
         &patterns.contracted,
@@ -191,12 +211,17 @@ fn constraint_patterns(
     }
 }
 
-/// `∂(Rᵀ λ)/∂q` (`d × d`, row `i` the gradient of `Σₐ λₐ Rₐᵢ`) and `∂(R v)/∂q`
-/// (`k × d`) of the `k × d` matrix `rows` of expressions in `q`: the constraint kernels'
-/// contractions, each one gradient per row. `λ` is read from `lambda[a]`, `v` from `v[i]`.
-fn contractions(model: &mut Model, rows: &[Vec<Id>]) -> (Vec<Vec<Id>>, Vec<Vec<Id>>) {
+/// `∂(Rᵀ λ)/∂q` (`d × d`, row `i` the gradient of `Σₐ λₐ Rₐᵢ`) and `∂(R v + a)/∂q`
+/// (`k × d`) of the `k × d` matrix `rows` of expressions in `q` and their affine terms
+/// `affine` (none for holonomic constraints): the constraint kernels' contractions,
+/// each one gradient per row, left-trivialised on a group
+/// ([`Model::config_gradient`]). `λ` is read from `lambda[a]`, `v` from `v[i]`.
+fn contractions(
+    model: &mut Model,
+    rows: &[Vec<Id>],
+    affine: &[Id],
+) -> (Vec<Vec<Id>>, Vec<Vec<Id>>) {
     let (d, k) = (model.dim(), rows.len());
-    let qv = model.q.clone();
     let lambda: Vec<Id> = (0..k)
         .map(|a| {
             model
@@ -214,14 +239,19 @@ fn contractions(model: &mut Model, rows: &[Vec<Id>]) -> (Vec<Vec<Id>>, Vec<Vec<I
         .map(|i| {
             let column: Vec<Id> = rows.iter().map(|row| row[i]).collect();
             let s = model.graph.dot(&lambda, &column);
-            model.graph.gradient(s, &qv)
+            model.config_gradient(s)
         })
         .collect();
     let times_v = rows
         .iter()
-        .map(|row| {
+        .enumerate()
+        .map(|(a, row)| {
             let t = model.graph.dot(row, &velocity);
-            model.graph.gradient(t, &qv)
+            let t = match affine.get(a) {
+                Some(&affine) => model.graph.add(t, affine),
+                None => t,
+            };
+            model.config_gradient(t)
         })
         .collect();
     (transposed, times_v)
@@ -233,9 +263,9 @@ pub fn holonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
     let p = private();
     let (d, m) = (model.dim(), model.n_constraints());
     let (dl, ml) = (lit(d), lit(m));
-    let patterns = constraint_patterns(model, quantities, &quantities.jac);
+    let patterns = constraint_patterns(model, quantities, &quantities.jac, &[]);
     let jac = &quantities.jac;
-    let (contracted, phi_qv) = contractions(model, jac);
+    let (contracted, phi_qv) = contractions(model, jac, &[]);
     let phi = {
         let (s, v) = block(model, &quantities.g);
         let vec = svector(m, &v);
@@ -318,10 +348,13 @@ pub fn curvature_kernels(model: &mut Model, quantities: &Quantities) -> TokenStr
 }
 
 /// `impl NonholonomicKernels<T, D, K>` for a model with a `nonholonomic` block: `A(q)`,
-/// `∂(Aᵀ λ)/∂q` and `∂(A v)/∂q`; nothing without one. In a model that also has holonomic
+/// `∂(Aᵀ λ)/∂q`, `∂(A v + a)/∂q` and, where a constraint has terms without velocities,
+/// the affine term `a(q)`; nothing without one. In a model that also has holonomic
 /// constraints `g(q) = 0`, their velocity forms `G(q) v = 0` are `A`'s last rows
 /// ([`Model::n_velocity_constraints`]): the nonholonomic method integrates them as the
-/// index-2 constraints they are, and `g` holds to the method's order, not exactly.
+/// index-2 constraints they are, and `g` holds to the method's order, not exactly. On a
+/// group the derivatives along `q` are left-trivialised and the dense family reads no
+/// patterns.
 pub fn nonholonomic_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream {
     if model.nonholonomic.is_empty() {
         return TokenStream::new();
@@ -330,8 +363,26 @@ pub fn nonholonomic_kernels(model: &mut Model, quantities: &Quantities) -> Token
     let (d, k) = (model.dim(), model.n_velocity_constraints());
     let (dl, kl) = (lit(d), lit(k));
     let a = velocity_constraint_matrix(model);
-    let patterns = constraint_patterns(model, quantities, &a);
-    let (transposed, times_v) = contractions(model, &a);
+    let affine = velocity_constraint_affine(model);
+    let patterns = if model.is_group() {
+        quote!(::core::option::Option::None)
+    } else {
+        constraint_patterns(model, quantities, &a, &affine)
+    };
+    let (transposed, times_v) = contractions(model, &a, &affine);
+    let affine = affine.iter().any(|&e| !model.graph.is_zero(e)).then(|| {
+        let (stmts, values) = block(model, &affine);
+        let kvec = svector(k, &values);
+        let (qvec, _) = storage_tokens(model);
+        quote! {
+            #[inline]
+            fn affine(&self, q: &#qvec) -> #p::SVector<T, #kl> {
+                let q = &q.data.0[0];
+                #stmts
+                #kvec
+            }
+        }
+    });
     let (a, transposed, times_v) = (
         columns_body(model, &a),
         columns_body(model, &transposed),
@@ -339,26 +390,28 @@ pub fn nonholonomic_kernels(model: &mut Model, quantities: &Quantities) -> Token
     );
     let name = &model.name;
     let (vec, kvec) = (quote!(#p::SVector<T, #dl>), quote!(#p::SVector<T, #kl>));
+    let (qvec, storage) = storage_tokens(model);
     quote! {
         #[allow(unused_variables, clippy::all)]
-        impl<T: #p::Real> #p::NonholonomicKernels<T, #dl, #kl> for #name<T> {
+        impl<T: #p::Real> #p::NonholonomicKernels<T, #dl, #kl #storage> for #name<T> {
             const PATTERNS: ::core::option::Option<#p::ConstraintPatterns> = #patterns;
 
             #[inline]
-            fn a(&self, q: &#vec, out: &mut [[T; #kl]; #dl]) {
+            fn a(&self, q: &#qvec, out: &mut [[T; #kl]; #dl]) {
                 let q = &q.data.0[0];
                 #a
             }
             #[inline]
-            fn a_t_lambda_q(&self, q: &#vec, lambda: &#kvec, out: &mut [[T; #dl]; #dl]) {
+            fn a_t_lambda_q(&self, q: &#qvec, lambda: &#kvec, out: &mut [[T; #dl]; #dl]) {
                 let (q, lambda) = (&q.data.0[0], &lambda.data.0[0]);
                 #transposed
             }
             #[inline]
-            fn a_v_q(&self, q: &#vec, v: &#vec, out: &mut [[T; #kl]; #dl]) {
+            fn a_v_q(&self, q: &#qvec, v: &#vec, out: &mut [[T; #kl]; #dl]) {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #times_v
             }
+            #affine
         }
     }
 }

@@ -4,8 +4,9 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
+use super::kernels::storage_tokens;
 use super::tokens::{block, lit, private, smatrix_body, svector};
-use crate::ir::{Comparison, Model, Symmetry};
+use crate::ir::{Comparison, CoordKind, Model, Symmetry};
 use crate::quantities::Quantities;
 use crate::sym::{Id, VarId};
 
@@ -119,33 +120,85 @@ fn parameters_impl(model: &Model) -> TokenStream {
     }
 }
 
-/// The `Configuration` impl: every `model!` model's coordinates live in a vector space.
+/// The `Configuration` impl: a model's configuration space, the product of its
+/// coordinates' (consecutive vector factors one `Euclidean`, `So3` and `Se2` for the
+/// group coordinates).
 fn configuration_impl(model: &Model) -> TokenStream {
     let p = private();
     let name = &model.name;
     let dl = lit(model.dim());
     let ul = lit(model.inputs.len());
+    if !model.is_group() {
+        return quote! {
+            // Scalar, vector and quaternion coordinates are stored as they move: a vector
+            // space (a quaternion's unit norm is one of the model's constraints).
+            impl<T: #p::Real> #p::Configuration<T, #dl> for #name<T> {
+                type Space = #p::Euclidean;
+                type Inputs = [T; #ul];
+            }
+        };
+    }
+    let (space, _, _) = space_tokens(model);
+    let (_, storage) = storage_tokens(model);
     quote! {
-        // Scalar, vector and quaternion coordinates are stored as they move: a vector
-        // space (a quaternion's unit norm is one of the model's constraints).
-        impl<T: #p::Real> #p::Configuration<T, #dl> for #name<T> {
-            type Space = #p::Euclidean;
+        impl<T: #p::Real> #p::Configuration<T, #dl #storage> for #name<T> {
+            type Space = #space;
             type Inputs = [T; #ul];
         }
     }
 }
 
+/// The space of a group model's coordinates, with its velocity and storage sizes:
+/// its factors (a run of vector coordinates one `Euclidean`) nested to the right in
+/// `Product<A, B, DA, QA, DB, QB>`.
+fn space_tokens(model: &Model) -> (TokenStream, usize, usize) {
+    let p = private();
+    let mut factors: Vec<(TokenStream, usize, usize)> = Vec::new();
+    let mut flat = 0;
+    for c in &model.coords {
+        let group = match c.kind {
+            CoordKind::So3 => Some(quote!(#p::space::So3)),
+            CoordKind::Se2 => Some(quote!(#p::space::Se2)),
+            _ => None,
+        };
+        match group {
+            Some(space) => {
+                if flat > 0 {
+                    factors.push((quote!(#p::Euclidean), flat, flat));
+                    flat = 0;
+                }
+                factors.push((space, c.kind.velocity_len(), c.kind.len()));
+            }
+            None => flat += c.kind.len(),
+        }
+    }
+    if flat > 0 {
+        factors.push((quote!(#p::Euclidean), flat, flat));
+    }
+    let mut rest = factors.pop().expect("a group model has a coordinate");
+    while let Some((a, da, qa)) = factors.pop() {
+        let (b, db, qb) = rest;
+        let sizes = [da, qa, db, qb].map(lit);
+        rest = (
+            quote!(#p::space::Product<#a, #b, #(#sizes),*>),
+            da + db,
+            qa + qb,
+        );
+    }
+    rest
+}
+
 /// `potential(q)`, an inherent method of the model.
 fn potential_impl(model: &Model) -> TokenStream {
     let p = private();
+    let (qvec, _) = storage_tokens(model);
     let name = &model.name;
-    let dl = lit(model.dim());
     let potential_body = scalar_body(model, model.potential);
     quote! {
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #name<T> {
             /// Potential energy `V(q) = −L(q, 0)`.
-            pub fn potential(&self, q: &#p::SVector<T, #dl>) -> T {
+            pub fn potential(&self, q: &#qvec) -> T {
                 let q = &q.data.0[0];
                 #potential_body
             }
@@ -157,6 +210,7 @@ fn potential_impl(model: &Model) -> TokenStream {
 /// curvature term, the parameters' check and the reported quantities.
 fn model_impl(model: &mut Model, quantities: &Quantities) -> TokenStream {
     let p = private();
+    let (qvec, storage) = storage_tokens(model);
     let (d, m) = (model.dim(), model.n_constraints());
     let name = model.name.clone();
     let (dl, ml) = (lit(d), lit(m));
@@ -204,60 +258,61 @@ fn model_impl(model: &mut Model, quantities: &Quantities) -> TokenStream {
     let curvature_body = vector_body(model, &curvature);
     let check_parameters = check_parameters(model);
     let reported = reported_quantities(model);
-    let coord_names = &model.coord_names;
+    let (coord_names, velocity_names) = (&model.coord_names, &model.velocity_names);
+    let ql = lit(model.storage_dim());
     let constraint_names: Vec<&String> = model.constraints.iter().map(|c| &c.name).collect();
     let name_str = name.to_string();
 
     quote! {
         #[allow(unused_variables, clippy::all)]
-        impl<T: #p::Real> #p::Model<T, #dl, #ml> for #name<T> {
+        impl<T: #p::Real> #p::Model<T, #dl, #ml #storage> for #name<T> {
             const NAME: &'static str = #name_str;
-            const COORDINATES: [&'static str; #dl] = [#(#coord_names),*];
-            const VELOCITIES: [&'static str; #dl] = [#(#coord_names),*];
+            const COORDINATES: [&'static str; #ql] = [#(#coord_names),*];
+            const VELOCITIES: [&'static str; #dl] = [#(#velocity_names),*];
             const CONSTRAINTS: [&'static str; #ml] = [#(#constraint_names),*];
 
             #[inline]
-            fn lagrangian(&self, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> T {
+            fn lagrangian(&self, q: &#qvec, v: &#p::SVector<T, #dl>) -> T {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #lag_body
             }
             #[inline]
-            fn energy(&self, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> T {
+            fn energy(&self, q: &#qvec, v: &#p::SVector<T, #dl>) -> T {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #energy_body
             }
             #[inline]
-            fn dl_dq(&self, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> #p::SVector<T, #dl> {
+            fn dl_dq(&self, q: &#qvec, v: &#p::SVector<T, #dl>) -> #p::SVector<T, #dl> {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #dl_dq_body
             }
             #[inline]
-            fn dl_dv(&self, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> #p::SVector<T, #dl> {
+            fn dl_dv(&self, q: &#qvec, v: &#p::SVector<T, #dl>) -> #p::SVector<T, #dl> {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #dl_dv_body
             }
             #[inline]
-            fn mass_matrix(&self, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> #p::SMatrix<T, #dl, #dl> {
+            fn mass_matrix(&self, q: &#qvec, v: &#p::SVector<T, #dl>) -> #p::SMatrix<T, #dl, #dl> {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #mass_body
             }
             #[inline]
-            fn velocity(&self, q_in: &#p::SVector<T, #dl>, p_in: &#p::SVector<T, #dl>) -> #p::SVector<T, #dl> {
+            fn velocity(&self, q_in: &#qvec, p_in: &#p::SVector<T, #dl>) -> #p::SVector<T, #dl> {
                 let (q, p) = (&q_in.data.0[0], &p_in.data.0[0]);
                 #velocity_body
             }
             #[inline]
-            fn constraints(&self, q: &#p::SVector<T, #dl>) -> #p::SVector<T, #ml> {
+            fn constraints(&self, q: &#qvec) -> #p::SVector<T, #ml> {
                 let q = &q.data.0[0];
                 #g_body
             }
             #[inline]
-            fn constraint_jacobian(&self, q: &#p::SVector<T, #dl>) -> #p::SMatrix<T, #ml, #dl> {
+            fn constraint_jacobian(&self, q: &#qvec) -> #p::SMatrix<T, #ml, #dl> {
                 let q = &q.data.0[0];
                 #jac_body
             }
             #[inline]
-            fn constraint_curvature(&self, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> #p::SVector<T, #ml> {
+            fn constraint_curvature(&self, q: &#qvec, v: &#p::SVector<T, #dl>) -> #p::SVector<T, #ml> {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #curvature_body
             }
@@ -270,6 +325,7 @@ fn model_impl(model: &mut Model, quantities: &Quantities) -> TokenStream {
 /// The `MomentumMaps` impl: the declared symmetries' momentum maps.
 fn momentum_maps_impl(model: &mut Model) -> TokenStream {
     let p = private();
+    let (qvec, storage) = storage_tokens(model);
     let name = model.name.clone();
     let dl = lit(model.dim());
     let symmetries: Vec<Symmetry> = model.momenta.iter().map(|mm| mm.symmetry).collect();
@@ -282,10 +338,10 @@ fn momentum_maps_impl(model: &mut Model) -> TokenStream {
     let maps_body = vector_body(model, &maps);
     quote! {
         #[allow(unused_variables, clippy::all)]
-        impl<T: #p::Real> #p::MomentumMaps<T, #dl, #kl> for #name<T> {
+        impl<T: #p::Real> #p::MomentumMaps<T, #dl, #kl #storage> for #name<T> {
             const NAMES: [&'static str; #kl] = [#(#map_names),*];
             #[inline]
-            fn momentum_maps(&self, q: &#p::SVector<T, #dl>, p: &#p::SVector<T, #dl>) -> #p::SVector<T, #kl> {
+            fn momentum_maps(&self, q: &#qvec, p: &#p::SVector<T, #dl>) -> #p::SVector<T, #kl> {
                 let (q, p) = (&q.data.0[0], &p.data.0[0]);
                 #maps_body
             }
@@ -312,6 +368,7 @@ fn vector_body(model: &Model, es: &[Id]) -> TokenStream {
 /// `observables` block's names and values.
 fn reported_quantities(model: &mut Model) -> TokenStream {
     let p = private();
+    let (qvec, _) = storage_tokens(model);
     let dl = lit(model.dim());
     let mut out = TokenStream::new();
     if !model.nonholonomic.is_empty() {
@@ -319,7 +376,7 @@ fn reported_quantities(model: &mut Model) -> TokenStream {
         out.extend(quote! {
             const NONHOLONOMIC: &'static [&'static str] = &[#(#names),*];
             #[inline]
-            fn nonholonomic_residual(&self, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> T {
+            fn nonholonomic_residual(&self, q: &#qvec, v: &#p::SVector<T, #dl>) -> T {
                 #p::max_abs(&self.nonholonomic(q, v))
             }
         });
@@ -334,7 +391,7 @@ fn reported_quantities(model: &mut Model) -> TokenStream {
             const INPUTS: &'static [&'static str] = &[#(#inputs),*];
             const FORCED: bool = true;
             #[inline]
-            fn forces(&self, time: T, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>, u: &[T; #ul]) -> #p::SVector<T, #dl> {
+            fn forces(&self, time: T, q: &#qvec, v: &#p::SVector<T, #dl>, u: &[T; #ul]) -> #p::SVector<T, #dl> {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #body
             }
@@ -348,7 +405,7 @@ fn reported_quantities(model: &mut Model) -> TokenStream {
             const OBSERVABLES: &'static [&'static str] = &[#(#names),*];
             fn observables(
                 &self,
-                q: &#p::SVector<T, #dl>,
+                q: &#qvec,
                 v: &#p::SVector<T, #dl>,
                 visit: &mut dyn ::core::ops::FnMut(&'static str, T),
             ) {
@@ -361,7 +418,7 @@ fn reported_quantities(model: &mut Model) -> TokenStream {
     out
 }
 
-/// The nonholonomic constraints `Φ(q, v) = A(q)·v = 0`, if the model declares any: their
+/// The nonholonomic constraints `Φ(q, v) = A(q)·v + a(q) = 0`, if the model declares any: their
 /// names, residuals and matrix `A(q) = ∂Φ/∂v`, as inherent items until a scheme
 /// integrates them (the runtime's traits then take them over).
 fn nonholonomic(model: &mut Model) -> TokenStream {
@@ -369,6 +426,7 @@ fn nonholonomic(model: &mut Model) -> TokenStream {
         return TokenStream::new();
     }
     let p = private();
+    let (qvec, _) = storage_tokens(model);
     let name = model.name.clone();
     let (d, k) = (model.dim(), model.nonholonomic.len());
     let (dl, kl) = (lit(d), lit(k));
@@ -384,21 +442,21 @@ fn nonholonomic(model: &mut Model) -> TokenStream {
     let matrix = smatrix_body(model, k, d, &a);
     quote! {
         impl #name<::core::primitive::f64> {
-            /// Names of the nonholonomic constraints `Φ(q, v) = A(q)·v = 0`, in order.
+            /// Names of the nonholonomic constraints `Φ(q, v) = A(q)·v + a(q) = 0`, in order.
             pub const NONHOLONOMIC: [&'static str; #kl] = [#(#names),*];
         }
 
         #[allow(unused_variables, clippy::all)]
         impl<T: #p::Real> #name<T> {
-            /// The nonholonomic constraints' residuals `Φ(q, v) = A(q)·v`.
-            pub fn nonholonomic(&self, q: &#p::SVector<T, #dl>, v: &#p::SVector<T, #dl>) -> #p::SVector<T, #kl> {
+            /// The nonholonomic constraints' residuals `Φ(q, v) = A(q)·v + a(q)`.
+            pub fn nonholonomic(&self, q: &#qvec, v: &#p::SVector<T, #dl>) -> #p::SVector<T, #kl> {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #statements
                 #residual
             }
 
             /// The matrix `A(q) = ∂Φ/∂v` of the nonholonomic constraints (one row each).
-            pub fn nonholonomic_matrix(&self, q: &#p::SVector<T, #dl>) -> #p::SMatrix<T, #kl, #dl> {
+            pub fn nonholonomic_matrix(&self, q: &#qvec) -> #p::SMatrix<T, #kl, #dl> {
                 let q = &q.data.0[0];
                 #matrix
             }

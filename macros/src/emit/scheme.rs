@@ -57,10 +57,11 @@ pub fn declared_schemes(model: &Model, schemes: &[SchemeRequest]) -> TokenStream
     let p = private();
     let name = &model.name;
     let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
+    let (_, storage) = super::kernels::storage_tokens(model);
     let markers = schemes.iter().map(|s| marker(s.kind));
     quote! {
-        impl<T: #p::Real> #p::DeclaredSchemes<T, #dl, #ml> for #name<T> {
-            fn visit_schemes<V: #p::SchemeVisitor<T, Self, #dl, #ml>>(visitor: &mut V) {
+        impl<T: #p::Real> #p::DeclaredSchemes<T, #dl, #ml #storage> for #name<T> {
+            fn visit_schemes<V: #p::SchemeVisitor<T, Self, #dl, #ml #storage>>(visitor: &mut V) {
                 #(visitor.visit(<#markers as ::core::default::Default>::default());)*
             }
         }
@@ -752,6 +753,7 @@ pub(crate) fn step_impl(
     let name = &model.name;
     let layout = layout_tokens(layout);
     let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
+    let (_, storage) = super::kernels::storage_tokens(model);
     let ul = lit(model.inputs.len());
     quote! {
         impl<T: #p::Real> #p::Step<T, #marker> for #name<T> {
@@ -777,7 +779,7 @@ pub(crate) fn step_impl(
                 workspace: &mut Self::Workspace<K>,
                 options: &#p::StepOptions<T>,
             ) -> ::core::result::Result<(Self::State, #p::StepReport<T>), #p::SolveError<T>> {
-                let parameters = <Self as #p::Model<T, #dl, #ml>>::check_parameters(self);
+                let parameters = <Self as #p::Model<T, #dl, #ml #storage>>::check_parameters(self);
                 #p::check_step(parameters, #ul, context, state, &options.newton)?;
                 #family::step(self, scheme, context, state, workspace, options)
             }
@@ -856,6 +858,15 @@ fn assembled_step(
         .collect();
     let nl = lit(n);
     let marker = marker(kind);
+    if model.is_group() {
+        return group_step(
+            model,
+            &marker,
+            &layout,
+            family,
+            (workspace_sizes, state_sizes, n),
+        );
+    }
     let (driver, workspace, state) = (
         format_ident!("{}", family.driver),
         format_ident!("{}", family.workspace),
@@ -895,6 +906,43 @@ fn assembled_step(
         .filter(|_| !model.inputs.is_empty())
         .map(|driver| stage_linearize_impl(model, &marker, driver));
     quote!(#step #linear)
+}
+
+/// `impl Step` of a stage scheme on a model whose configuration lives on a group: the
+/// same family written on the group (`families::prk_lie` for `LobattoIIIAIIIB`,
+/// `families::prk_lie_nonholonomic` for the nonholonomic ones, which `check` alone
+/// lets through), its workspace and state with the storage size `Q` after the
+/// family's sizes, dense (no plan).
+fn group_step(
+    model: &Model,
+    marker: &TokenStream,
+    layout: &[(String, usize)],
+    family: &Assembled,
+    (workspace_sizes, state_sizes, n): (Vec<TokenStream>, Vec<TokenStream>, usize),
+) -> TokenStream {
+    let p = private();
+    let (driver, workspace) = match (family.driver, family.workspace) {
+        ("prk", _) => ("prk_lie", "PrkLieWorkspace"),
+        ("prk_nonholonomic", "PrkNonholonomicWorkspace") => {
+            ("prk_lie_nonholonomic", "PrkLieNonholonomicWorkspace")
+        }
+        ("prk_nonholonomic", "PrkNonholonomicCarriedWorkspace") => {
+            ("prk_lie_nonholonomic", "PrkLieNonholonomicCarriedWorkspace")
+        }
+        other => unreachable!("check: family {other:?} on a group model"),
+    };
+    let (driver, workspace) = (format_ident!("{driver}"), format_ident!("{workspace}"));
+    let state = format_ident!("{}", family.state);
+    let (ql, nl) = (lit(model.storage_dim()), lit(n));
+    step_impl(
+        model,
+        marker,
+        layout,
+        &quote!(#p::#state<T, #(#state_sizes,)* #ql>),
+        &quote!(#p::families::#driver::#workspace<T, #(#workspace_sizes,)* #ql, #nl, K>),
+        &quote!(#p::families::#driver::#workspace::declared()),
+        &quote!(#p::families::#driver),
+    )
 }
 
 /// `impl Linearize` for a scheme on a model with inputs: the carried state's names, its

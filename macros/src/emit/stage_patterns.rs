@@ -37,6 +37,18 @@ pub fn of(
 /// `A(q)` of the nonholonomic family, `K × D`: the gradients in `v` of the
 /// `nonholonomic` block's constraints, then those in `q` of the holonomic ones (their
 /// velocity forms, see `kernels::nonholonomic_kernels`).
+/// The affine terms `a(q)` of the rows of [`velocity_constraint_matrix`]: each
+/// nonholonomic constraint at rest (`v = 0`), zero for the holonomic velocity forms.
+pub fn velocity_constraint_affine(model: &mut Model) -> Vec<Id> {
+    let zero = model.graph.zero();
+    let at_rest: std::collections::HashMap<VarId, Id> =
+        model.v.iter().map(|&v| (v, zero)).collect();
+    let nonholonomic: Vec<Id> = model.nonholonomic.iter().map(|c| c.expr).collect();
+    let mut affine = model.graph.substitute(&nonholonomic, &at_rest);
+    affine.extend(model.constraints.iter().map(|_| zero));
+    affine
+}
+
 pub fn velocity_constraint_matrix(model: &mut Model) -> Vec<Vec<Id>> {
     let (velocities, positions) = (model.v.clone(), model.q.clone());
     let nonholonomic: Vec<Id> = model.nonholonomic.iter().map(|c| c.expr).collect();
@@ -173,7 +185,14 @@ pub struct ConstraintPatterns {
 }
 
 impl ConstraintPatterns {
-    pub fn new(model: &mut Model, quantities: &Quantities, rows: &[Vec<Id>]) -> Self {
+    /// `affine`: the rows' affine terms `a(q)` (nonholonomic constraints `A(q) v + a(q)`),
+    /// whose derivatives join `∂(R v)/∂q`'s; empty for none.
+    pub fn new(
+        model: &mut Model,
+        quantities: &Quantities,
+        rows: &[Vec<Id>],
+        affine: &[Id],
+    ) -> Self {
         let q = model.q.clone();
         let l_qq = gradient_pattern(model, &quantities.dl_dq, &q);
         let (mut contracted, mut times_v) = (BTreeSet::new(), BTreeSet::new());
@@ -183,6 +202,7 @@ impl ConstraintPatterns {
                 times_v.insert((a, column));
             }
         }
+        times_v.extend(gradient_pattern(model, affine, &q));
         let k_qq: BTreeSet<_> = contracted.iter().copied().chain(l_qq).collect();
         Self {
             matrix: matrix_pattern(model, rows),
@@ -203,7 +223,7 @@ pub fn holonomic(model: &mut Model, quantities: &Quantities, stages: usize) -> P
         k_qq,
         times_v: phi_qv,
         ..
-    } = ConstraintPatterns::new(model, quantities, &quantities.jac);
+    } = ConstraintPatterns::new(model, quantities, &quantities.jac, &[]);
     let (g_t, l_vq) = (transposed(&g), transposed(&k.l_qv));
     // The blocks' first rows and columns (`Layout` of `families::prk_holonomic`).
     let stage = |i: usize| i * d;
@@ -279,7 +299,10 @@ pub fn nonholonomic(
         k_qq,
         times_v: a_v_q,
         ..
-    } = ConstraintPatterns::new(model, quantities, rows);
+    } = {
+        let affine = velocity_constraint_affine(model);
+        ConstraintPatterns::new(model, quantities, rows, &affine)
+    };
     let (a_t, l_vq) = (transposed(&a), transposed(&point.l_qv));
     let identity: Pattern = (0..k).map(|i| (i, i)).collect();
     // The blocks' first rows and columns (`Layout` of `families::prk_nonholonomic`).

@@ -331,10 +331,14 @@ impl Lowerer<'_> {
                 "x" => 0,
                 "y" => 1,
                 "z" => 2,
+                // The heading of an `SE2` coordinate, stored `(x, y, θ)`.
+                "theta" => 2,
                 other => {
                     return err(
                         n.span(),
-                        format!("unknown component `.{other}`; use .x, .y, .z or [i]"),
+                        format!(
+                        "unknown component `.{other}`; use .x, .y, .z (.theta of an SE2) or [i]"
+                    ),
                     )
                 }
             },

@@ -362,22 +362,13 @@ fn declare_coords(
             "Scalar" => CoordKind::Scalar,
             "Vec3" => CoordKind::Vec3,
             "Quat" => CoordKind::Quat,
+            "SO3" => CoordKind::So3,
+            "SE2" => CoordKind::Se2,
             other => {
-                // Kinds the papers need, named so that a user trying them learns they
-                // are coming rather than misspelt.
-                let planned = match other {
-                    "SO3" | "SE2" => Some("Lie-group coordinates are"),
-                    _ => None,
-                };
-                let message = match planned {
-                    Some(what) => format!(
-                        "coordinate kind `{other}` is not supported yet: {what} planned; the \
-                         kinds today are `Scalar`, `Vec3` and `Quat`"
-                    ),
-                    None => format!(
-                        "unknown coordinate kind `{other}`; the kinds are `Scalar`, `Vec3` and `Quat`"
-                    ),
-                };
+                let message = format!(
+                    "unknown coordinate kind `{other}`; the kinds are `Scalar`, `Vec3`, `Quat`, \
+                     and the Lie groups `SO3` and `SE2`"
+                );
                 errors.push(c.kind.span(), message);
                 // Uses of the coordinate and its velocity are not errors of their own.
                 names.poison(c.name.to_string());
@@ -549,30 +540,48 @@ fn array_len(lit: &syn::LitInt) -> syn::Result<usize> {
 
 /// The variables of one coordinate block named `name` (`r`, `r[3]`): its positions,
 /// velocities and momenta, and its display names (`r[3].x`).
+///
+/// A group coordinate stores more numbers than its velocity has (`SO3`: a quaternion and
+/// the body angular velocity), so its positions and velocities are declared apart; its
+/// velocity is a `Vec3` (`g_dot.x` …).
 fn declare_block(model: &mut Model, kind: CoordKind, name: &str) -> (Val, Val) {
-    let offset = model.q.len();
+    let (offset, velocity_offset) = (model.q.len(), model.v.len());
     let (mut qs, mut vs) = (Vec::new(), Vec::new());
     for k in 0..kind.len() {
         let i = offset + k;
         let label = match kind {
             CoordKind::Scalar => name.to_string(),
             CoordKind::Vec3 => format!("{name}.{}", ["x", "y", "z"][k]),
-            CoordKind::Quat => format!("{name}.{}", ["w", "x", "y", "z"][k]),
+            CoordKind::Quat | CoordKind::So3 => format!("{name}.{}", ["w", "x", "y", "z"][k]),
+            CoordKind::Se2 => format!("{name}.{}", ["x", "y", "theta"][k]),
         };
         let (qv, qn) = model.new_var(format!("q{i}"), Role::Q(i));
-        let (vv, vn) = model.new_var(format!("v{i}"), Role::V(i));
-        let (pv, _) = model.new_var(format!("p{i}"), Role::P(i));
         model.q.push(qv);
-        model.v.push(vv);
-        model.p.push(pv);
         model.coord_names.push(label);
         qs.push(qn);
+    }
+    for k in 0..kind.velocity_len() {
+        let i = velocity_offset + k;
+        let (vv, vn) = model.new_var(format!("v{i}"), Role::V(i));
+        let (pv, _) = model.new_var(format!("p{i}"), Role::P(i));
+        let label = if kind.is_group() {
+            format!("{name}_dot.{}", ["x", "y", "z"][k])
+        } else {
+            model.coord_names[offset + k].clone()
+        };
+        model.velocity_names.push(label);
+        model.v.push(vv);
+        model.p.push(pv);
         vs.push(vn);
     }
-    model.coords.push(Coord { kind, offset });
+    model.coords.push(Coord {
+        kind,
+        offset,
+        velocity_offset,
+    });
     match kind {
         CoordKind::Scalar => (Val::S(qs[0]), Val::S(vs[0])),
-        CoordKind::Vec3 | CoordKind::Quat => (Val::V(qs), Val::V(vs)),
+        _ => (Val::V(qs), Val::V(vs)),
     }
 }
 
@@ -859,11 +868,12 @@ fn observables(
     constraints(lw, errors, declared, Holonomy::Observable)
 }
 
-/// Nonholonomic constraints `A(q)·v = 0` (spec 002 §2): each must depend on the
-/// velocities, and only linearly, with no term free of them. The nonholonomic method
-/// differentiates them once in `v` and takes that derivative as `A(q)`; a term without
-/// velocities would be a holonomic constraint in disguise, and a nonlinear one would
-/// make `A` depend on `v`.
+/// Nonholonomic constraints `A(q)·v + a(q) = 0` (spec 002 §2; affine, spec
+/// `next_packages.md` §A.3, the turntable's `Ω` terms): each must depend on the
+/// velocities, and only linearly. The nonholonomic method differentiates them once in
+/// `v` and takes that derivative as `A(q)`, and their value at rest as `a(q)`; one
+/// without velocities would be a holonomic constraint in disguise, and a nonlinear one
+/// would make `A` depend on `v`.
 fn constraints_linear_in_velocities(
     lw: &mut Lowerer,
     errors: &mut Errors,
@@ -871,8 +881,6 @@ fn constraints_linear_in_velocities(
 ) -> Vec<Constraint> {
     let out = constraints(lw, errors, declared, Holonomy::Nonholonomic);
     let velocities = lw.velocities.clone();
-    let zero = lw.g.zero();
-    let at_rest: HashMap<VarId, Id> = velocities.iter().map(|&v| (v, zero)).collect();
     for c in &out {
         let name = &c.name;
         let moving =
@@ -894,20 +902,8 @@ fn constraints_linear_in_velocities(
                 c.span,
                 format!(
                     "nonholonomic constraint `{name}` is not linear in the velocities; \
-                     nonholonomic constraints are A(q)·v = 0, each velocity multiplied by a \
-                     function of the positions"
-                ),
-            );
-            continue;
-        }
-        let rest = lw.g.substitute(&[c.expr], &at_rest)[0];
-        if !lw.g.is_zero(rest) {
-            errors.push(
-                c.span,
-                format!(
-                    "nonholonomic constraint `{name}` has a term without velocities; \
-                     nonholonomic constraints are A(q)·v = 0, every term a velocity times a \
-                     function of the positions"
+                     nonholonomic constraints are A(q)·v + a(q) = 0, each velocity multiplied \
+                     by a function of the positions"
                 ),
             );
         }
