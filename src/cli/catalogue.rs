@@ -39,6 +39,9 @@ catalogue! {
     "torus" => ParticleOnTorus,
     "forced-oscillator" => ForcedOscillator,
     "angle-pendulum" => AnglePendulum,
+    "unicycle" => Unicycle,
+    "turntable-ball" => TurntableBall,
+    "free-body-so3" => FreeBodySo3,
 }
 
 /// Collects the [`SchemeEntry`] of every scheme a model declares.

@@ -16,8 +16,8 @@ use livens::prelude::*;
 use livens::solve::{Boxed, Inline, Storage};
 use livens::{DeclaredSchemes, FromNode, SchemeVisitor};
 use livens_models::{
-    AnglePendulum, Chain10, HeavyTop, LagrangeTop, MassSpring, ParticleOnTorus, Pendulum3d,
-    PlanarPendulum, SphericalPendulum, SpringPendulum,
+    AnglePendulum, Chain10, FreeBodySo3, HeavyTop, LagrangeTop, MassSpring, ParticleOnTorus,
+    Pendulum3d, PlanarPendulum, SphericalPendulum, SpringPendulum, TurntableBall, Unicycle,
 };
 
 struct CountingAllocator;
@@ -87,12 +87,12 @@ const STEPS: usize = 100;
 /// Steps `STEPS` times and evaluates diagnostics and momentum maps after every step,
 /// asserting that none of it allocates. The integrator (with its workspace in storage
 /// `K`) is built outside the region.
-fn assert_no_allocation<Mdl, S, K, const D: usize, const M: usize, const P: usize>(
+fn assert_no_allocation<Mdl, S, K, const D: usize, const M: usize, const P: usize, const Q: usize>(
     label: &str,
     mut sim: Integrator<f64, Mdl, S, K>,
 ) where
-    Mdl: Step<f64, S> + Model<f64, D, M> + MomentumMaps<f64, D, P>,
-    Mdl::State: NodeValues<f64, D>,
+    Mdl: Step<f64, S> + Model<f64, D, M, Q> + MomentumMaps<f64, D, P, Q>,
+    Mdl::State: NodeValues<f64, D, Q>,
     K: Storage,
 {
     // Stepping alone.
@@ -154,42 +154,42 @@ fn assert_no_allocation<Mdl, S, K, const D: usize, const M: usize, const P: usiz
 
 /// [`assert_no_allocation`] for every scheme a model declares, from its initial node;
 /// `P` is the model's number of momentum maps.
-struct EveryScheme<Mdl, const D: usize, const M: usize, const P: usize> {
+struct EveryScheme<Mdl, const D: usize, const M: usize, const P: usize, const Q: usize> {
     model: Mdl,
     h: f64,
-    node: NodeState<f64, D, M>,
+    node: NodeState<f64, D, M, Q>,
     checked: Vec<String>,
 }
 
-impl<Mdl, const D: usize, const M: usize, const P: usize> SchemeVisitor<f64, Mdl, D, M>
-    for EveryScheme<Mdl, D, M, P>
+impl<Mdl, const D: usize, const M: usize, const P: usize, const Q: usize>
+    SchemeVisitor<f64, Mdl, D, M, Q> for EveryScheme<Mdl, D, M, P, Q>
 where
-    Mdl: Model<f64, D, M> + MomentumMaps<f64, D, P> + Clone,
+    Mdl: Model<f64, D, M, Q> + MomentumMaps<f64, D, P, Q> + Clone,
 {
     fn visit<S>(&mut self, scheme: S)
     where
         S: SchemeInfo,
         Mdl: Step<f64, S>,
-        <Mdl as Step<f64, S>>::State: NodeValues<f64, D> + FromNode<f64, D, M>,
+        <Mdl as Step<f64, S>>::State: NodeValues<f64, D, Q> + FromNode<f64, D, M, Q>,
     {
         let label = format!("{}/{}", Mdl::NAME, S::NAME);
         let initial = FromNode::from_node(&self.node);
         let sim = Integrator::new(self.model.clone(), scheme, self.h, initial);
-        assert_no_allocation::<_, _, _, D, M, P>(&label, sim);
+        assert_no_allocation::<_, _, _, D, M, P, Q>(&label, sim);
         self.checked.push(S::NAME.to_owned());
     }
 }
 
 /// Every scheme `model` declares; returns their names.
-fn every_declared_scheme<Mdl, const D: usize, const M: usize, const P: usize>(
+fn every_declared_scheme<Mdl, const D: usize, const M: usize, const P: usize, const Q: usize>(
     model: Mdl,
     h: f64,
-    node: NodeState<f64, D, M>,
+    node: NodeState<f64, D, M, Q>,
 ) -> Vec<String>
 where
-    Mdl: DeclaredSchemes<f64, D, M> + MomentumMaps<f64, D, P> + Clone,
+    Mdl: DeclaredSchemes<f64, D, M, Q> + MomentumMaps<f64, D, P, Q> + Clone,
 {
-    let mut visitor = EveryScheme::<Mdl, D, M, P> {
+    let mut visitor = EveryScheme::<Mdl, D, M, P, Q> {
         model,
         h,
         node,
@@ -296,10 +296,10 @@ fn lobatto_iiia_iiib_allocates_nothing_inline_or_boxed() {
     let initial = PhaseState::from_velocities(&model, q0, v0);
     let label = "HenonHeiles/LobattoIIIAIIIB(3)";
     let inline = Integrator::new(model, LobattoIIIAIIIB::<3>, 0.05, initial);
-    assert_no_allocation::<_, _, _, 2, 0, 0>(label, inline);
+    assert_no_allocation::<_, _, _, 2, 0, 0, 2>(label, inline);
     let boxed: Integrator<f64, _, _, Boxed> =
         Integrator::new_boxed(model, LobattoIIIAIIIB::<3>, 0.05, initial);
-    assert_no_allocation::<_, _, _, 2, 0, 0>(&format!("{label}, boxed"), boxed);
+    assert_no_allocation::<_, _, _, 2, 0, 0, 2>(&format!("{label}, boxed"), boxed);
 }
 
 livens::model! {
@@ -324,7 +324,7 @@ fn nonholonomic_lobatto_allocates_nothing() {
     );
     let initial = NonholonomicState::from_velocities(&model, q0, v0);
     let sim = Integrator::new(model, NonholonomicLobatto::<3>, 0.05, initial);
-    assert_no_allocation::<_, _, _, 3, 0, 0>("Particle/NonholonomicLobatto(3)", sim);
+    assert_no_allocation::<_, _, _, 3, 0, 0, 3>("Particle/NonholonomicLobatto(3)", sim);
 }
 
 /// The assembled families factoring along their plans.
@@ -342,7 +342,7 @@ fn planned_lobatto_iiia_iiib_allocates_nothing() {
     let v0 = SVector::<f64, 30>::from_fn(|i, _| 0.3 * (i as f64).cos());
     let initial = PhaseState::from_velocities(&model, q0, v0);
     let sim = Integrator::new(model, scheme, 0.1, initial);
-    assert_no_allocation::<_, _, _, 30, 0, 0>("Springs/LobattoIIIAIIIB(3)", sim);
+    assert_no_allocation::<_, _, _, 30, 0, 0, 30>("Springs/LobattoIIIAIIIB(3)", sim);
 
     let model = Chain10::new();
     let scheme = HolonomicLobatto::<2>;
@@ -351,7 +351,7 @@ fn planned_lobatto_iiia_iiib_allocates_nothing() {
     let (q0, v0) = Chain10::initial_positions_velocities();
     let initial = PhaseState::from_velocities(&model, q0, v0);
     let sim = Integrator::new(model, scheme, Chain10::DEFAULT_STEP, initial);
-    assert_no_allocation::<_, _, _, 30, 10, 1>("Chain10/HolonomicLobatto(2)", sim);
+    assert_no_allocation::<_, _, _, 30, 10, 1, 30>("Chain10/HolonomicLobatto(2)", sim);
 
     let model = Particle::new();
     let scheme = NonholonomicLobatto::<3>;
@@ -415,4 +415,22 @@ fn linearize_and_inputs_allocate_nothing() {
         black_box(boxed.step_linearized().unwrap());
     });
     assert_eq!(n, 0, "EML's linearize allocated {n} times");
+}
+
+/// The Lobatto families on a group (SE(2), SO(3), SO(3) × R²), each scheme its models
+/// declare, the recomputed multiplier's linear solves included.
+#[test]
+fn every_scheme_on_a_group_allocates_nothing() {
+    let model = Unicycle::new();
+    let node = model.initial_state().expect("consistent");
+    let checked = every_declared_scheme(model, Unicycle::DEFAULT_STEP, node);
+    assert_eq!(checked.len(), 6, "{checked:?}");
+    let model = TurntableBall::new();
+    let node = model.initial_state().expect("consistent");
+    let checked = every_declared_scheme(model, TurntableBall::DEFAULT_STEP, node);
+    assert_eq!(checked.len(), 4, "{checked:?}");
+    let model = FreeBodySo3::new();
+    let node = model.initial_state().expect("finite");
+    let checked = every_declared_scheme(model, FreeBodySo3::DEFAULT_STEP, node);
+    assert_eq!(checked.len(), 3, "{checked:?}");
 }

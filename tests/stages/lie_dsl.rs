@@ -1,26 +1,15 @@
 //! `model!` on Lie groups (`coords { g: SE2 }`, `coords { R: SO3, x: Scalar, … }`): the
 //! generated left-trivialised kernels (`ℓ_ζ = Lgᵀ ∂ℓ/∂s`, `ℓ_ζζ = (∂ℓ_ζ/∂s) Lg`, the
-//! constraints' `A`, `a`, `(Aᵀλ)_ζ`, `(Aη + a)_ζ`) equal the hand-written models' of
-//! `lie_unicycle.rs` and `lie_ball.rs` at random points, whose kernels the Jacobian
-//! tests there check against dual numbers; and they step the same trajectories.
+//! constraints' `A`, `a`, `(Aᵀλ)_ζ`, `(Aη + a)_ζ`) of the catalogue's `Unicycle` and
+//! `TurntableBall` and of a heavy top declared here equal the hand-written models' of
+//! `lie_unicycle.rs`, `lie_ball.rs` and `lie_lobatto.rs` at random points, whose
+//! kernels the Jacobian tests there check against dual numbers.
 use crate::lie_ball::Ball;
 use crate::lie_lobatto::{uniform, HeavyTop};
 use crate::lie_unicycle::Unicycle;
 use livens::prelude::*;
 use livens::{NonholonomicKernels, PointKernels};
-
-livens::model! {
-    /// The unicycle on SE(2) of `lie_unicycle.rs`.
-    pub struct DslUnicycle {
-        params { m = 1.0, inertia = 0.5, k = 1.0 }
-        coords { g: SE2 }
-        kinetic = 0.5 * m * (g_dot.x * g_dot.x + g_dot.y * g_dot.y)
-            + 0.5 * inertia * g_dot.z * g_dot.z;
-        potential = 0.5 * k * (g.x * g.x + g.y * g.y);
-        nonholonomic { roll: g_dot.y }
-        schemes { NonholonomicLobatto(3), NonholonomicLobattoCarried(3) }
-    }
-}
+use livens_models::{TurntableBall, Unicycle as ModelUnicycle};
 
 livens::model! {
     /// The heavy top of `lie_lobatto.rs` on SO(3): `ℓ = ½ Ωᵀ J Ω − m g (R χ)·e₃`.
@@ -30,21 +19,6 @@ livens::model! {
         kinetic = 0.5 * (j1 * R_dot.x * R_dot.x + j2 * R_dot.y * R_dot.y + j3 * R_dot.z * R_dot.z);
         potential = mg * rotate(R, vec3(0.1, 0.2, 0.5)).z;
         schemes { LobattoIIIAIIIB(3) }
-    }
-}
-
-livens::model! {
-    /// The ball on a turntable of `lie_ball.rs`, on SO(3) × R².
-    pub struct DslBall {
-        params { r = 1.0, a = 0.4, spin = 1.3 }
-        coords { R: SO3, x: Scalar, y: Scalar }
-        kinetic = 0.5 * (x_dot * x_dot + y_dot * y_dot)
-            + 0.5 * r * r * a * (R_dot.x * R_dot.x + R_dot.y * R_dot.y + R_dot.z * R_dot.z);
-        nonholonomic {
-            roll_x: x_dot + spin * y - r * R_dot.y,
-            roll_y: y_dot - spin * x + r * R_dot.x,
-        }
-        schemes { NonholonomicLobattoCarried(2) }
     }
 }
 
@@ -113,7 +87,7 @@ where
 #[test]
 fn generated_unicycle_kernels_are_the_hand_written_ones() {
     let mut u = uniform(5);
-    let worst = kernel_defect((&DslUnicycle::new(), &Unicycle::new(0.0)), 50, || {
+    let worst = kernel_defect((&ModelUnicycle::new(), &Unicycle::new(0.0)), 50, || {
         (
             SVector::from([2.0 * u(), 2.0 * u(), 4.0 * u()]),
             SVector::from_fn(|_, _| 2.0 * u()),
@@ -127,7 +101,7 @@ fn generated_unicycle_kernels_are_the_hand_written_ones() {
 #[test]
 fn generated_ball_kernels_are_the_hand_written_ones() {
     let mut u = uniform(6);
-    let worst = kernel_defect((&DslBall::new(), &Ball::new()), 50, || {
+    let worst = kernel_defect((&TurntableBall::new(), &Ball::new()), 50, || {
         let quat = nalgebra::Vector4::from_fn(|_, _| u()).normalize();
         (
             SVector::from([quat[0], quat[1], quat[2], quat[3], u(), u()]),

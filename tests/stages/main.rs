@@ -25,6 +25,7 @@ mod inputs;
 mod lie_ball;
 mod lie_dsl;
 mod lie_lobatto;
+mod lie_models;
 mod lie_planar;
 mod lie_sleigh;
 mod lie_unicycle;

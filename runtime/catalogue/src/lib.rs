@@ -844,7 +844,7 @@ macro_rules! with_catalogue {
                 symplectic: true,
                 requires: { mass: Regular, constraints: Unconstrained, model: Any, forces: true },
                 constraints_at_nodes: false,
-                note: "`s = 2` is Störmer–Verlet; momentum maps of the Lagrangian's symmetries conserved",
+                note: "`s = 2` is Störmer–Verlet; momentum maps of the Lagrangian's symmetries conserved; on `SE2`/`SO3` coordinates the family written on the group (eqs. (26)–(27))",
             }
 
             /// The holonomically constrained Lobatto IIIA–IIIB method with `S` stages (Martín de
@@ -939,7 +939,7 @@ macro_rules! with_catalogue {
                 symplectic: false,
                 requires: { mass: Regular, constraints: Nonholonomic, model: Any, forces: true },
                 constraints_at_nodes: false,
-                note: "`A(q) v = 0` at nodes and stages (holonomic `g` at velocity level: `G v = 0`, `g` to the order); `λₖ` recomputed each step: no growing `λ` mode, not time-symmetric",
+                note: "`A(q) v + a(q) = 0` at nodes and stages (holonomic `g` at velocity level: `G v = 0`, `g` to the order); `λₖ` recomputed each step: no growing `λ` mode, not time-symmetric; on `SE2`/`SO3` coordinates the family on the group (App. F)",
             }
 
             /// The nonholonomic Lobatto IIIA–IIIB method with `S` stages as the paper defines it
@@ -966,7 +966,7 @@ macro_rules! with_catalogue {
                 symplectic: false,
                 requires: { mass: Regular, constraints: Nonholonomic, model: Any, forces: true },
                 constraints_at_nodes: false,
-                note: "the paper's map on `(q, p, λ)`, `λ` carried; its `λ` mode can grow (the Chaplygin sleigh): for reproducing the paper",
+                note: "the paper's map on `(q, p, λ)`, `λ` carried; its `λ` mode can grow (the Chaplygin sleigh): for reproducing the paper, and reversible systems (the turntable ball's `I4` stays bounded); on `SE2`/`SO3` too",
             }
 
             /// The Galerkin variational integrator with positions of degree `S`, multipliers of
