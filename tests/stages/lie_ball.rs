@@ -16,6 +16,7 @@
 //! constant; the attitude follows from `Ṙ = R ω̂` (the classical Runge–Kutta method at
 //! 2·10⁴ steps, its error about 1e-17).
 use crate::lie_lobatto::uniform;
+use crate::lie_unicycle::{equations_defect, to_dual};
 use livens::families::prk_lie_nonholonomic::{self, Buffers, MultiplierRule};
 use livens::families::prk_lie_nonholonomic::{Carried, Recomputed};
 use livens::families::stages::{StageEquations, StageWorkspace};
@@ -389,57 +390,40 @@ fn ball_jacobian_is_exact() {
     let mut worst: f64 = 0.0;
     for _ in 0..20 {
         let quat = nalgebra::Vector4::from_fn(|_, _| u()).normalize();
-        let g = SVector::from([quat[0], quat[1], quat[2], quat[3], u(), u()]);
         let state = State {
             t: 0.0,
-            q: g,
+            q: SVector::from([quat[0], quat[1], quat[2], quat[3], u(), u()]),
             p: SVector::from_fn(|_, _| u()),
             v: SVector::from_fn(|_, _| u()),
             lambda: Some(SVector::from_fn(|_, _| u())),
         };
         let x = SVector::<f64, 36>::from_fn(|_, _| u());
         let h = 0.1 + 0.2 * u().abs();
-        let (mut r, mut jac) = ([0.0; 36], [0.0; 36 * 36]);
-        prk_lie_nonholonomic::equations(
-            &model,
-            &scheme,
-            StepContext::new(h, 0.0),
-            &state,
-            &mut ws,
-            x.as_slice(),
-            &mut r,
-            &mut jac,
-        )
-        .expect("sizes");
-        let dstate = NonholonomicState {
-            t: Dual64::from_re(0.0),
-            q: state.q.map(Dual64::from_re),
-            p: state.p.map(Dual64::from_re),
-            v: state.v.map(Dual64::from_re),
-            lambda: state.lambda.map(|l| l.map(Dual64::from_re)),
-        };
-        for j in 0..36 {
-            let mut xd = x.map(Dual64::from_re);
-            xd[j].eps = 1.0;
-            let zero = Dual64::from_re(0.0);
-            let (mut rd, mut jd) = ([zero; 36], [zero; 36 * 36]);
-            let context = StepContext::new(Dual64::from_re(h), zero);
-            prk_lie_nonholonomic::equations(
-                &dual,
-                &scheme,
-                context,
-                &dstate,
-                &mut dws,
-                xd.as_slice(),
-                &mut rd,
-                &mut jd,
-            )
-            .expect("sizes");
-            for i in 0..36 {
-                let entry = jac[j * 36 + i];
-                worst = worst.max((entry - rd[i].eps).abs() / entry.abs().max(1.0));
-            }
-        }
+        let dstate = to_dual(&state);
+        let context = StepContext::new(h, 0.0);
+        let dual_context = StepContext::new(Dual64::from_re(h), dstate.t);
+        worst = worst.max(equations_defect(
+            &x,
+            |x, r, jac| {
+                prk_lie_nonholonomic::equations(
+                    &model, &scheme, context, &state, &mut ws, x, r, jac,
+                )
+                .expect("sizes")
+            },
+            |x, r, jac| {
+                prk_lie_nonholonomic::equations(
+                    &dual,
+                    &scheme,
+                    dual_context,
+                    &dstate,
+                    &mut dws,
+                    x,
+                    r,
+                    jac,
+                )
+                .expect("sizes")
+            },
+        ));
     }
     println!("ball: assembled Jacobian against dual numbers: {worst:.2e}");
     assert!(worst <= 1e-13, "{worst:e}");

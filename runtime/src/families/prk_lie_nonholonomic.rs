@@ -50,7 +50,6 @@ use nalgebra::{ArrayStorage, SMatrix, SVector};
 
 use super::blocks::{Assembly, Kernel};
 use super::prk_lie::{self as lie, matrix, Mat, SpaceOf, StageBlocks, StageValues, Vector};
-use super::stages::StepStart;
 use super::stages::{block, set_block, Known, StageBuffers, StageEquations, StageWorkspace};
 use crate::error::SolveError;
 use crate::kernels::{NonholonomicKernels, PointKernels};
@@ -59,6 +58,7 @@ use crate::space::Space;
 use crate::state::multiplier::multiplier;
 use crate::state::NonholonomicState;
 
+use super::prk_nonholonomic::{start_multiplier, Layout};
 pub use super::prk_nonholonomic::{Carried, MultiplierRule, Recomputed};
 pub use super::stages::{equations, step};
 
@@ -89,19 +89,6 @@ where
     const AFTER_STAGES: usize = 0;
     fn zeros() -> Self {
         Self(PhantomData)
-    }
-}
-
-/// Where each block of the unknowns (and of the equations) starts: `Hⁱ` and `Rᵢ` at
-/// `i·D`, `Λⁱ` and `Cᵢ`, `ηⁱ` and `Lᵢ` after them.
-struct Layout<const S: usize, const D: usize, const K: usize>;
-
-impl<const S: usize, const D: usize, const K: usize> Layout<S, D, K> {
-    const fn multiplier(i: usize) -> usize {
-        S * D + i * K
-    }
-    const fn velocity(i: usize) -> usize {
-        S * D + S * K + i * D
     }
 }
 
@@ -180,19 +167,14 @@ where
     type Coefficients = crate::tableaux::PartitionedTableau<S>;
     type State = NonholonomicState<T, D, K, Q>;
 
-    /// `λₖ`: carried, the state's (the continuous one if it has none); recomputed, the
-    /// continuous one at `(gₖ, ηₖ, tₖ)` whatever the state carries.
+    /// `λₖ` by the family's rule, as in the vector family (the continuous `λ` at
+    /// `(gₖ, ηₖ, tₖ)` on the group when recomputed).
     fn start(
         model: &Mdl,
         state: &NonholonomicState<T, D, K, Q>,
         inputs: &[T],
     ) -> Result<SVector<T, K>, SolveError<T>> {
-        if R::CARRIED {
-            state.extra(model)
-        } else {
-            let u = Mdl::Inputs::from_slice(inputs).unwrap_or_else(Mdl::Inputs::zeros);
-            multiplier(model, (state.t, &u), &state.q, &state.v)
-        }
+        start_multiplier::<R, _, _, D, K, Q>(model, state, inputs)
     }
 
     /// `Hⁱ = ηⁱ = ηₖ`, `Λⁱ = λₖ`.

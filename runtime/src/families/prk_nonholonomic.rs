@@ -175,17 +175,39 @@ where
 }
 
 /// Where each block of the unknowns (and of the equations, in the same order) starts
-/// (`Vⁱ` and `Rᵢ` at `i·D`, as in every family).
-struct Layout<const S: usize, const D: usize, const K: usize>;
+/// (`Vⁱ` and `Rᵢ` at `i·D`, as in every family); the family on a group has the same.
+pub(super) struct Layout<const S: usize, const D: usize, const K: usize>;
 
 impl<const S: usize, const D: usize, const K: usize> Layout<S, D, K> {
     /// `Λⁱ` and `Cᵢ`.
-    const fn multiplier(i: usize) -> usize {
+    pub(super) const fn multiplier(i: usize) -> usize {
         S * D + i * K
     }
     /// `vⁱ` and `Lᵢ`.
-    const fn velocity(i: usize) -> usize {
+    pub(super) const fn velocity(i: usize) -> usize {
         S * D + S * K + i * D
+    }
+}
+
+/// `λₖ` by the rule `R`: carried, the state's (the continuous one if it has none);
+/// recomputed, the continuous one at `(qₖ, vₖ, tₖ)` whatever the state carries, so that
+/// no error of a previous step's `Λˢ` reaches this one (module docs). For both
+/// nonholonomic families, in a vector space and on a group.
+pub(super) fn start_multiplier<R, T, Mdl, const D: usize, const K: usize, const Q: usize>(
+    model: &Mdl,
+    state: &NonholonomicState<T, D, K, Q>,
+    inputs: &[T],
+) -> Result<SVector<T, K>, SolveError<T>>
+where
+    R: MultiplierRule,
+    T: Real,
+    Mdl: PointKernels<T, D, Q> + NonholonomicKernels<T, D, K, Q>,
+{
+    if R::CARRIED {
+        state.extra(model)
+    } else {
+        let u = Mdl::Inputs::from_slice(inputs).unwrap_or_else(Mdl::Inputs::zeros);
+        multiplier(model, (state.t, &u), &state.q, &state.v)
     }
 }
 
@@ -238,20 +260,13 @@ where
     type Coefficients = crate::tableaux::PartitionedTableau<S>;
     type State = NonholonomicState<T, D, K>;
 
-    /// `λₖ`: carried, the state's (the continuous one if it has none); recomputed, the
-    /// continuous one at `(qₖ, vₖ, tₖ)` whatever the state carries, so that no error of
-    /// a previous step's `Λˢ` reaches this one (module docs).
+    /// `λₖ` by the family's rule ([`start_multiplier`]).
     fn start(
         model: &Mdl,
         state: &NonholonomicState<T, D, K>,
         inputs: &[T],
     ) -> Result<SVector<T, K>, SolveError<T>> {
-        if R::CARRIED {
-            state.extra(model)
-        } else {
-            let u = Mdl::Inputs::from_slice(inputs).unwrap_or_else(Mdl::Inputs::zeros);
-            multiplier(model, (state.t, &u), &state.q, &state.v)
-        }
+        start_multiplier::<R, _, _, D, K, D>(model, state, inputs)
     }
 
     /// `Vⁱ = vⁱ = vₖ`, `Λⁱ = λₖ`.
