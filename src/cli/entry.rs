@@ -1,6 +1,7 @@
 //! A model as the command knows it, and what a run of it is asked to do.
 use std::path::PathBuf;
 
+use livens::space::Space;
 use livens::{Model, MomentumMaps, Parameters};
 
 use super::error::CliError;
@@ -38,8 +39,11 @@ pub type ParamValues = [(String, f64)];
 /// What `livens list` shows of a model.
 #[derive(Debug)]
 pub struct ModelInfo {
-    /// Number of scalar coordinates.
+    /// Number of scalar coordinates (velocities; on a group, the algebra's dimension).
     pub coordinates: usize,
+    /// Numbers that store a configuration, where it lives on a Lie group (`SO3`, `SE2`
+    /// coordinates); `None` in a vector space.
+    pub group_storage: Option<usize>,
     /// Number of scalar holonomic constraints.
     pub constraints: usize,
     /// Names of the momentum maps.
@@ -61,6 +65,7 @@ impl ModelInfo {
     {
         Self {
             coordinates: D,
+            group_storage: (!<Mdl::Space as Space<f64, D, Q>>::FLAT).then_some(Q),
             constraints: M,
             momentum_maps: <Mdl as MomentumMaps<f64, D, K, Q>>::NAMES.to_vec(),
             nonholonomic: Mdl::NONHOLONOMIC.to_vec(),

@@ -284,7 +284,8 @@ fn csv_columns(info: &ModelInfo) -> u64 {
         info.constraints as u64,
         info.momentum_maps.len() as u64,
     );
-    1 + 3 * d + 2 * m + 3 + 2 * k + 5
+    let q = info.group_storage.map_or(d, |q| q as u64);
+    1 + q + 2 * d + 2 * m + 3 + 2 * k + 5
 }
 
 /// Lines of numbers in a CSV of `steps` steps written every `every` steps: the initial

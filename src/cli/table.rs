@@ -26,11 +26,15 @@ pub fn render(model: &ModelEntry, h: f64, steps: usize, outcomes: &[Outcome]) ->
     // Writing into a String cannot fail.
     let _ = writeln!(
         out,
-        "{} ({}): {} coordinate{}, {} constraint{}{}; h = {}, T = {} ({} steps)",
+        "{} ({}): {} coordinate{}{}, {} constraint{}{}; h = {}, T = {} ({} steps)",
         model.name,
         model.type_name,
         info.coordinates,
         plural(info.coordinates),
+        match info.group_storage {
+            Some(q) => format!(" on a Lie group (stored in {q} numbers)"),
+            None => String::new(),
+        },
         info.constraints,
         plural(info.constraints),
         match info.nonholonomic.len() {

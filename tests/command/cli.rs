@@ -1025,6 +1025,10 @@ fn a_group_model_writes_its_storage_and_body_velocity() {
         out_dir,
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("5 coordinates on a Lie group (stored in 6 numbers)"),
+        "{out}"
+    );
     let (header, rows) = read_csv(&dir.join("turntable-ball-NonholonomicLobattoCarried(2).csv"));
     assert_eq!(rows.len(), 4001, "4000 steps of 0.05 and the start");
     let col = |name: &str| {
