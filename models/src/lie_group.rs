@@ -144,8 +144,9 @@ model! {
 }
 
 impl FreeBodySo3<f64> {
-    /// `h = 0.01`, `|ω₀| h = 0.3`: at `FreeBody`'s `h = 0.05` (`|ω₀| h = 1.5`) Newton
-    /// does not converge for `s = 2` from the node's velocity.
+    /// `h = 0.01`, `|ω₀| h = 0.3`. At `FreeBody`'s `h = 0.05` (`|ω₀| h = 1.5`) the
+    /// `s = 2` step has no root near the motion: followed in `h` from a small step, its
+    /// root runs off at `h ≈ 0.0252` (`|ω₀| h ≈ 0.76`), where `Hˢ` grows without bound.
     pub const DEFAULT_STEP: f64 = 0.01;
     /// `FreeBody`'s span, `T = 2`.
     pub const DEFAULT_SPAN: f64 = 2.0;
