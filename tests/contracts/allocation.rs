@@ -417,20 +417,37 @@ fn linearize_and_inputs_allocate_nothing() {
     assert_eq!(n, 0, "EML's linearize allocated {n} times");
 }
 
-/// The Lobatto families on a group (SE(2), SO(3), SO(3) × R²), each scheme its models
-/// declare, the recomputed multiplier's linear solves included.
+/// The Lobatto families on a group (SE(2), SO(3), SO(3) × R²): each family and rule
+/// once (every scheme of the three models would build 13 steps for no other path), the
+/// recomputed multiplier's linear solves included.
 #[test]
-fn every_scheme_on_a_group_allocates_nothing() {
+fn the_families_on_a_group_allocate_nothing() {
     let model = Unicycle::new();
     let node = model.initial_state().expect("consistent");
-    let checked = every_declared_scheme(model, Unicycle::DEFAULT_STEP, node);
-    assert_eq!(checked.len(), 6, "{checked:?}");
+    let h = Unicycle::DEFAULT_STEP;
+    let sim = Integrator::new(
+        model,
+        NonholonomicLobatto::<3>,
+        h,
+        FromNode::from_node(&node),
+    );
+    assert_no_allocation::<_, _, _, 3, 0, 0, 3>("Unicycle/NonholonomicLobatto(3)", sim);
+    let scheme = NonholonomicLobattoCarried::<2>;
+    let sim = Integrator::new(model, scheme, h, FromNode::from_node(&node));
+    assert_no_allocation::<_, _, _, 3, 0, 0, 3>("Unicycle/NonholonomicLobattoCarried(2)", sim);
     let model = TurntableBall::new();
     let node = model.initial_state().expect("consistent");
-    let checked = every_declared_scheme(model, TurntableBall::DEFAULT_STEP, node);
-    assert_eq!(checked.len(), 4, "{checked:?}");
+    let h = TurntableBall::DEFAULT_STEP;
+    let sim = Integrator::new(
+        model,
+        NonholonomicLobatto::<2>,
+        h,
+        FromNode::from_node(&node),
+    );
+    assert_no_allocation::<_, _, _, 5, 0, 0, 6>("TurntableBall/NonholonomicLobatto(2)", sim);
     let model = FreeBodySo3::new();
     let node = model.initial_state().expect("finite");
-    let checked = every_declared_scheme(model, FreeBodySo3::DEFAULT_STEP, node);
-    assert_eq!(checked.len(), 3, "{checked:?}");
+    let h = FreeBodySo3::DEFAULT_STEP;
+    let sim = Integrator::new(model, LobattoIIIAIIIB::<3>, h, FromNode::from_node(&node));
+    assert_no_allocation::<_, _, _, 3, 0, 0, 4>("FreeBodySo3/LobattoIIIAIIIB(3)", sim);
 }

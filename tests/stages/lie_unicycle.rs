@@ -108,8 +108,8 @@ livens::model! {
         kinetic = 0.5 * (x_dot * x_dot + y_dot * y_dot) + 0.25 * theta_dot * theta_dot;
         potential = 0.5 * (x * x + y * y);
         nonholonomic { roll: cos(theta) * y_dot - sin(theta) * x_dot }
+        // The twin's runs; the comparison with the group family calls the families.
         schemes {
-            NonholonomicLobatto(2), NonholonomicLobatto(3), NonholonomicLobatto(4),
             NonholonomicLobattoCarried(2), NonholonomicLobattoCarried(3),
             NonholonomicLobattoCarried(4)
         }
