@@ -260,7 +260,7 @@ where
     type Coefficients = crate::tableaux::PartitionedTableau<S>;
     type State = NonholonomicState<T, D, K>;
 
-    /// `λₖ` by the family's rule ([`start_multiplier`]).
+    /// `λₖ` by the family's rule (module docs, "The multiplier at the start of a step").
     fn start(
         model: &Mdl,
         state: &NonholonomicState<T, D, K>,
