@@ -240,11 +240,11 @@ where
             lie::stage_blocks(model, st, Some(force))
         });
         lie::momentum_rows(known, &it.stages, &it.node, &blocks, &mut out);
-        // N_Λ(j) = Kʲᵀ A(Gʲ)ᵀ.
-        let n_lambda: [SMatrix<T, D, K>; S] = core::array::from_fn(|j| {
-            let st = &it.stages[j];
-            st.k.transpose() * constraint_matrix::<T, Mdl, D, K, Q>(model, &st.g).transpose()
-        });
+        // A(Gʲ) once per stage, for N_Λ(j) = Kʲᵀ A(Gʲ)ᵀ and the rows Cⱼ.
+        let a: [SMatrix<T, K, D>; S] =
+            core::array::from_fn(|j| constraint_matrix::<T, Mdl, D, K, Q>(model, &it.stages[j].g));
+        let n_lambda: [SMatrix<T, D, K>; S] =
+            core::array::from_fn(|j| it.stages[j].k.transpose() * a[j].transpose());
         for i in 0..S {
             for (j, (bj, n_l)) in blocks.iter().zip(&n_lambda).enumerate() {
                 let cij = c(lie::c_coefficient(&tab.b, &tab.a, i, j));
@@ -259,8 +259,7 @@ where
                 );
             }
         }
-        for i in 0..S {
-            let st = &it.stages[i];
+        for (i, (st, a_i)) in it.stages.iter().zip(&a).enumerate() {
             let (crow, vcol) = (L::<S, D, K>::multiplier(i), L::<S, D, K>::velocity(i));
             // Cᵢ: the identity on Λ¹; h aᵢₗ (Aη + a)_ζ Kⁱ on Hˡ and A(Gⁱ) on ηⁱ after.
             if i == 0 {
@@ -278,8 +277,12 @@ where
                         false,
                     );
                 }
-                let a = constraint_matrix::<T, Mdl, D, K, Q>(model, &st.g);
-                out.add((crow, vcol), T::one(), Kernel::new(&a.data.0, None), false);
+                out.add(
+                    (crow, vcol),
+                    T::one(),
+                    Kernel::new(&a_i.data.0, None),
+                    false,
+                );
             }
             // Lᵢ = ℓ_η(Gⁱ, ηⁱ) − Ad_{τ(Ξⁱ)}ᵀ Pⁱ.
             let (ad_t, p) = it.stage_momentum(known, i);
