@@ -62,6 +62,7 @@ impl<'a, T: Real, const N: usize> Assembly<'a, T, N> {
     /// zero (`h²` underflowing), and none keeps a value of the last factorisation. The
     /// blocks of the tableau's own zeros, which the pattern leaves out, the assemblies
     /// skip before calling this, in both passes ([`nonzero`]).
+    #[inline(always)]
     pub(crate) fn add<const R: usize, const C: usize>(
         &mut self,
         (row, column): (usize, usize),
@@ -69,28 +70,43 @@ impl<'a, T: Real, const N: usize> Assembly<'a, T, N> {
         kernel: Kernel<'_, T, R, C>,
         transpose: bool,
     ) {
-        let write = self.write;
-        if write == Write::Add && f == T::zero() {
-            return;
-        }
-        let mut entry = |r: usize, c: usize| {
-            let (i, j) = if transpose { (c, r) } else { (r, c) };
-            let target = &mut self.jac[column + j][row + i];
-            match write {
-                Write::Zero => *target = T::zero(),
-                Write::Add => *target += f * kernel.values[c][r],
+        // One loop per pass and orientation, so that none tests them per entry: this is
+        // the innermost loop of every stage assembly.
+        let at = |r: usize, c: usize| {
+            if transpose {
+                (column + r, row + c)
+            } else {
+                (column + c, row + r)
             }
         };
-        match kernel.pattern {
-            Some(pattern) => {
+        match (self.write, kernel.pattern) {
+            (Write::Add, _) if f == T::zero() => {}
+            (Write::Add, Some(pattern)) => {
                 for &(r, c) in pattern {
-                    entry(r as usize, c as usize);
+                    let (r, c) = (r as usize, c as usize);
+                    let (j, i) = at(r, c);
+                    self.jac[j][i] += f * kernel.values[c][r];
                 }
             }
-            None => {
+            (Write::Add, None) => {
+                for (c, values) in kernel.values.iter().enumerate() {
+                    for (r, &value) in values.iter().enumerate() {
+                        let (j, i) = at(r, c);
+                        self.jac[j][i] += f * value;
+                    }
+                }
+            }
+            (Write::Zero, Some(pattern)) => {
+                for &(r, c) in pattern {
+                    let (j, i) = at(r as usize, c as usize);
+                    self.jac[j][i] = T::zero();
+                }
+            }
+            (Write::Zero, None) => {
                 for c in 0..C {
                     for r in 0..R {
-                        entry(r, c);
+                        let (j, i) = at(r, c);
+                        self.jac[j][i] = T::zero();
                     }
                 }
             }
