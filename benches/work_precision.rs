@@ -3,7 +3,7 @@
 //! on the same mechanics in the same criterion run.
 //!
 //! - **The double pendulum in its angles** (`m₁ = m₂ = l₁ = l₂ = 1`, `g = 9.81`,
-//!   `θ(0) = (2.0, 2.5)` at rest, `T = 5`): the Lobatto IIIA–IIIB family at `s = 2..5`
+//!   `θ(0) = (2.0, 2.5)` at rest, `T = 5`): the Lobatto IIIA–IIIB family at `s = 2..7`
 //!   and the converted schemes `Converted(Rk4, Forward)`, `Converted(Kutta3, Symmetric)`
 //!   with fixed steps, against DOP853 on its equations of motion written by hand, at a
 //!   range of tolerances.
@@ -47,6 +47,7 @@ livens::model! {
         potential = -2.0 * g * cos(a) - g * cos(b);
         schemes {
             LobattoIIIAIIIB(2), LobattoIIIAIIIB(3), LobattoIIIAIIIB(4), LobattoIIIAIIIB(5),
+            LobattoIIIAIIIB(6), LobattoIIIAIIIB(7),
             Converted(Rk4, Forward), Converted(Kutta3, Symmetric)
         }
     }
@@ -288,7 +289,7 @@ fn main() {
         Consistency::Reject { tolerance: 0.0 },
     )
     .expect("unconstrained");
-    let counts = [250, 500, 1000, 2000, 4000];
+    let counts = [125, 250, 500, 1000, 2000, 4000];
     let mut points = Vec::new();
     curves!(
         c,
@@ -303,6 +304,8 @@ fn main() {
             ("lobatto3", LobattoIIIAIIIB::<3>),
             ("lobatto4", LobattoIIIAIIIB::<4>),
             ("lobatto5", LobattoIIIAIIIB::<5>),
+            ("lobatto6", LobattoIIIAIIIB::<6>),
+            ("lobatto7", LobattoIIIAIIIB::<7>),
             (
                 "converted_rk4_forward",
                 Converted::<Rk4, Forward>::default()

@@ -59,8 +59,8 @@ impl<T: Real, Mdl: Step<T, S> + core::fmt::Debug, S: core::fmt::Debug, K: Storag
 }
 
 impl<T: Real, Mdl: Step<T, S>, S> Integrator<T, Mdl, S, Inline> {
-    /// An integrator at `state` with step size `h` and the default Newton options
-    /// (tolerance `1e-9`, 40 iterations), its workspace inside it.
+    /// An integrator at `state` with step size `h` and the scheme's default options
+    /// ([`Step::default_options`]), its workspace inside it.
     ///
     /// `state` should be consistent (see [`NodeState::consistent`](crate::NodeState::consistent)).
     /// The step size is not validated: a non-finite `h` shows up as a failed step, while
@@ -85,13 +85,14 @@ impl<T: Real, Mdl: Step<T, S>, S, K: Storage> Integrator<T, Mdl, S, K> {
     /// An integrator whose workspace keeps its matrices in storage `K`.
     pub fn new_in(model: Mdl, scheme: S, h: T, state: Mdl::State) -> Self {
         let workspace = model.workspace::<K>(&scheme);
+        let options = model.default_options(&scheme);
         Self {
             model,
             scheme,
             h,
             state,
             inputs: InputValues::zeros(),
-            options: StepOptions::default(),
+            options,
             workspace,
         }
     }

@@ -25,6 +25,13 @@ pub trait PointKernels<T: Real, const D: usize, const Q: usize = D>:
     fn l_q(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> SVector<T, D>;
     /// `D₂L = ∂L/∂v`.
     fn l_v(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> SVector<T, D>;
+    /// `(D₁L, D₂L)` at one point in one call, what a stage residual reads: `model!`
+    /// emits it with the two sharing their subexpressions (the trigonometric functions
+    /// of a pendulum's angles, computed once); by default [`l_q`](Self::l_q) and
+    /// [`l_v`](Self::l_v).
+    fn l_q_and_l_v(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> (SVector<T, D>, SVector<T, D>) {
+        (self.l_q(q, v), self.l_v(q, v))
+    }
     /// `D₁₁L`: `out[j][i] = ∂²L/∂qᵢ∂qⱼ`.
     fn l_qq(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
     /// `D₁₂L`: `out[j][i] = ∂²L/∂qᵢ∂vⱼ`, the derivative of `D₁L` with respect to `v`

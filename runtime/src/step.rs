@@ -111,6 +111,15 @@ pub trait Step<T: Real, S>: Sized {
     /// [`Integrator`](crate::Integrator) starts a step's [`StepContext`].
     fn time(state: &Self::State) -> T;
 
+    /// The options an [`Integrator`](crate::Integrator) steps with unless told others:
+    /// the papers' settings ([`StepOptions::default`]) for the two-point schemes, the
+    /// stage skeleton's for the stage families
+    /// ([`families::stages::default_options`](crate::families::stages::default_options)).
+    fn default_options(&self, scheme: &S) -> StepOptions<T> {
+        let _ = scheme;
+        StepOptions::default()
+    }
+
     /// Advances `state` by one step of `context` (its size `h` from its time `t`),
     /// returning the new state and what the solve cost. On error nothing but the
     /// workspace has been written.

@@ -32,4 +32,5 @@ mod lie_unicycle;
 mod linearized;
 mod linearized_eml;
 mod nonholonomic_lobatto;
+mod predictor;
 mod spaces;

@@ -77,6 +77,13 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
         let vec = svector(es.len(), &v);
         quote!(#s #vec)
     };
+    // Both in one block: the statements they share computed once.
+    let fused = {
+        let (stmts, values) = block(model, &[l_q.as_slice(), l_v.as_slice()].concat());
+        let (first, second) = values.split_at(d);
+        let (first, second) = (svector(d, first), svector(d, second));
+        quote!(#stmts (#first, #second))
+    };
     let (l_q, l_v) = (vector(model, l_q), vector(model, l_v));
     let pattern = |entries: &[Vec<Id>]| pattern_tokens(&matrix_pattern(model, entries));
     let (qq, qv, vv) = (pattern(&l_qq), pattern(&l_qv), pattern(&l_vv));
@@ -139,6 +146,11 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
             fn l_v(&self, q: &#qvec, v: &#vec) -> #vec {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #l_v
+            }
+            #[inline]
+            fn l_q_and_l_v(&self, q: &#qvec, v: &#vec) -> (#vec, #vec) {
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
+                #fused
             }
             #[inline]
             fn l_qq(&self, q: &#qvec, v: &#vec, out: &mut [[T; #dl]; #dl]) {

@@ -196,9 +196,12 @@ fn scheme_impl(
         &marker,
         &t.blocks,
         &state,
-        &quote!(#p::Workspace<T, #nl, K>),
-        &quote!(#p::Workspace::new()),
+        (
+            &quote!(#p::Workspace<T, #nl, K>),
+            &quote!(#p::Workspace::new()),
+        ),
         &quote!(#p::families::two_point),
+        false,
     );
     Ok(quote! {
         #[allow(unused_variables, clippy::all)]
@@ -740,16 +743,27 @@ fn intermediates_block(
 /// `impl Step<T, Scheme>` for the model: the scheme's state and workspace types with
 /// the sizes filled in, its unknowns' layout, and `step` and `equations` delegating to
 /// the family's driver module (`families::two_point`, `families::prk`).
+///
+/// A stage family (`stages`) takes its default options from the runtime's stage
+/// skeleton (`families::stages::default_options`); every other scheme keeps the trait's
+/// (the papers' settings).
 pub(crate) fn step_impl(
     model: &Model,
     marker: &TokenStream,
     layout: &[(String, usize)],
     state: &TokenStream,
-    workspace: &TokenStream,
-    new_workspace: &TokenStream,
+    (workspace, new_workspace): (&TokenStream, &TokenStream),
     family: &TokenStream,
+    stages: bool,
 ) -> TokenStream {
     let p = private();
+    let options = stages.then(|| {
+        quote! {
+            fn default_options(&self, scheme: &#marker) -> #p::StepOptions<T> {
+                #p::families::stages::default_options()
+            }
+        }
+    });
     let name = &model.name;
     let layout = layout_tokens(layout);
     let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
@@ -769,6 +783,8 @@ pub(crate) fn step_impl(
             fn time(state: &Self::State) -> T {
                 #p::NodeValues::time(state)
             }
+
+            #options
 
             #[inline]
             fn step<K: #p::Storage>(
@@ -892,9 +908,12 @@ fn assembled_step(
         &marker,
         &layout,
         &quote!(#p::#state<T, #(#state_sizes),*>),
-        &quote!(#p::families::#driver::#workspace<T, #(#workspace_sizes,)* #nl, K>),
-        &new_workspace,
+        (
+            &quote!(#p::families::#driver::#workspace<T, #(#workspace_sizes,)* #nl, K>),
+            &new_workspace,
+        ),
         &quote!(#p::families::#driver),
+        !family.driver.starts_with("converted"),
     );
     // The families whose step the runtime linearises, for a model with inputs.
     let linear_driver = match family.driver {
@@ -939,9 +958,12 @@ fn group_step(
         marker,
         layout,
         &quote!(#p::#state<T, #(#state_sizes,)* #ql>),
-        &quote!(#p::families::#driver::#workspace<T, #(#workspace_sizes,)* #ql, #nl, K>),
-        &quote!(#p::families::#driver::#workspace::declared()),
+        (
+            &quote!(#p::families::#driver::#workspace<T, #(#workspace_sizes,)* #ql, #nl, K>),
+            &quote!(#p::families::#driver::#workspace::declared()),
+        ),
         &quote!(#p::families::#driver),
+        true,
     )
 }
 

@@ -47,7 +47,9 @@ use nalgebra::SVector;
 use super::blocks::{Assembly, Stage};
 use super::point::Hessians;
 use super::stages::StageWorkspace;
-use super::stages::{set_block, stage_velocities, Known, StageBuffers, StageEquations};
+use super::stages::{
+    extrapolate_stages, set_block, stage_velocities, Known, StageBuffers, StageEquations,
+};
 use crate::error::SolveError;
 use crate::kernels::PointKernels;
 use crate::model::Real;
@@ -104,6 +106,16 @@ where
         }
     }
 
+    /// The last step's stage velocities continued: `Vⁱ = Σⱼ E[i][j] Vʲ_previous`.
+    fn predict(
+        _: &Known<'_, T, Mdl, (), S, D>,
+        e: &[[f64; S]; S],
+        previous: &SVector<T, N>,
+        x: &mut SVector<T, N>,
+    ) {
+        extrapolate_stages(e, previous, x, (0, D));
+    }
+
     /// `Rᵢ = D₂L(Qⁱ, Vⁱ) − p⁰ − h Σⱼ âᵢⱼ Wʲ`, `Wʲ = D₁L(Qʲ, Vʲ)`.
     fn residual(
         &mut self,
@@ -113,10 +125,15 @@ where
     ) {
         let model = known.model;
         let (q, v) = stages(known, x);
-        let w: [SVector<T, D>; S] =
-            core::array::from_fn(|j| known.lagrangian_force(j, &q[j], &v[j]));
-        for i in 0..S {
-            let ri = known.legendre_minus_forces(model.l_v(&q[i], &v[i]), &w, i);
+        // Both kernels of a stage in one call ([`PointKernels::l_q_and_l_v`]).
+        let mut l_v = [SVector::zeros(); S];
+        let w: [SVector<T, D>; S] = core::array::from_fn(|j| {
+            let (l_q, l_vj) = model.l_q_and_l_v(&q[j], &v[j]);
+            l_v[j] = l_vj;
+            known.with_forces(j, (&q[j], &v[j]), l_q)
+        });
+        for (i, l_v) in l_v.into_iter().enumerate() {
+            let ri = known.legendre_minus_forces(l_v, &w, i);
             set_block(r, i * D, &ri);
         }
     }

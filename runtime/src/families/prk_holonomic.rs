@@ -59,7 +59,9 @@ use nalgebra::SVector;
 use super::blocks::{Assembly, Kernel};
 use super::point::{Constrained, Holonomic, StageValues};
 use super::stages::StageWorkspace;
-use super::stages::{block, set_block, stage_velocities, Known, StageBuffers, StageEquations};
+use super::stages::{
+    block, extrapolate_stages, set_block, stage_velocities, Known, StageBuffers, StageEquations,
+};
 use crate::error::SolveError;
 use crate::kernels::{HolonomicKernels, PointKernels};
 use crate::model::Real;
@@ -161,6 +163,20 @@ where
             set_block(x, i * D, &state.v);
         }
         set_block(x, Layout::<S, D, M>::VELOCITY, &state.v);
+    }
+
+    /// The last step's stage velocities and multipliers continued, and `v¹` the
+    /// continued `Vˢ` (`cₛ = 1`).
+    fn predict(
+        _: &Known<'_, T, Mdl, (), S, D>,
+        e: &[[f64; S]; S],
+        previous: &SVector<T, N>,
+        x: &mut SVector<T, N>,
+    ) {
+        extrapolate_stages(e, previous, x, (0, D));
+        extrapolate_stages(e, previous, x, (Layout::<S, D, M>::multiplier(0), M));
+        let last: SVector<T, D> = block(x, (S - 1) * D);
+        set_block(x, Layout::<S, D, M>::VELOCITY, &last);
     }
 
     /// The equations of the module docs, with `Wʲ = D₁L(Qʲ, Vʲ) + DΦ(Qʲ)ᵀ Λʲ` (13c).

@@ -196,6 +196,9 @@ where
     };
     let (x_in, jac_out) = (x.as_slice(), jac.as_mut_slice());
     equations(model, scheme, context, state, ws, x_in, &mut r, jac_out).map_err(|_| refused)?;
+    // `equations` left the solution in the workspace: the next step continues it, as it
+    // would after `step` alone.
+    ws.solved(context.h, &next);
     Ok((next, report, x, Lu::factor(jac)?))
 }
 

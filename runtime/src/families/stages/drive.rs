@@ -11,10 +11,12 @@ use crate::error::SolveError;
 use crate::model::{Configuration, InputValues, Real};
 use crate::solve::{self, NewtonSystem, StepReport, Storage};
 use crate::state::NodeValues;
-use crate::step::{StepContext, StepOptions, WrongLength};
+use crate::step::{Guess, StepContext, StepOptions, WrongLength};
 
-/// One step of the family `F`: Newton from [`StageEquations::guess`], then
-/// [`StageEquations::next_state`] from the solution. `state` is only read, so a failed
+/// One step of the family `F`: Newton from [`StageEquations::guess`] (with
+/// [`Guess::Extrapolated`], moved by [`StageEquations::predict`] where the workspace
+/// solved the step that produced `state`), then [`StageEquations::next_state`] from the
+/// solution. `state` is only read, so a failed
 /// step leaves it as it was.
 pub fn step<T, Mdl, F, K, const S: usize, const D: usize, const N: usize, const Q: usize>(
     model: &Mdl,
@@ -38,12 +40,17 @@ where
     }
     let extra = F::start(model, state, context.inputs)?;
     let start = (state.positions(), state.momenta());
+    let continued = ws.continued(context.h, state);
     // The step starts at the context's time (the state's, from the integrator).
     let known = (context.h, context.t, context.inputs);
     let (newton, mut system) = ws.split(model, known, start, extra);
     F::guess(&system.known, state, &mut newton.x);
+    if let (Guess::Extrapolated, Some((e, previous))) = (options.guess, continued) {
+        F::predict(&system.known, &e, &previous, &mut newton.x);
+    }
     let report = solve::solve(newton, &options.newton, &mut system)?;
     let next = system.kernels.next_state(&system.known, &newton.x)?;
+    ws.solved(context.h, &next);
     Ok((next, report))
 }
 

@@ -105,11 +105,21 @@ impl<T: Real, Mdl: PointKernels<T, D>, X, const S: usize, const D: usize>
         q: &SVector<T, D>,
         v: &SVector<T, D>,
     ) -> SVector<T, D> {
-        let w = self.model.l_q(q, v);
+        self.with_forces(j, (q, v), self.model.l_q(q, v))
+    }
+
+    /// `D₁L(Qʲ, Vʲ)` given, with the model's force at stage `j` added if it has one
+    /// ([`lagrangian_force`](Self::lagrangian_force) from a kernel already evaluated).
+    pub fn with_forces(
+        &self,
+        j: usize,
+        (q, v): (&SVector<T, D>, &SVector<T, D>),
+        l_q: SVector<T, D>,
+    ) -> SVector<T, D> {
         if Mdl::FORCED {
-            w + self.model.f(self.stage_time(j), q, v, &self.inputs())
+            l_q + self.model.f(self.stage_time(j), q, v, &self.inputs())
         } else {
-            w
+            l_q
         }
     }
 }

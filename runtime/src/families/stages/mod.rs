@@ -48,16 +48,29 @@ use nalgebra::SVector;
 use crate::error::SolveError;
 use crate::model::Real;
 use crate::state::{NodeValues, PhaseState};
+use crate::step::{Guess, StepOptions};
 
 mod drive;
 mod known;
+mod predict;
 mod system;
 mod workspace;
 
 pub use super::blocks::Assembly;
 pub use drive::{equations, stage_system, step};
 pub use known::{block, set_block, stage_velocities, Known};
+pub use predict::{extrapolate_stages, extrapolation};
 pub use workspace::StageWorkspace;
+
+/// The options the stage families step with by default: the papers' Newton settings,
+/// started from the last step's stage polynomial ([`Guess::Extrapolated`], `predict.rs`),
+/// which saves about one iteration a step (`docs/performance.md`).
+pub fn default_options<T: Real>() -> StepOptions<T> {
+    StepOptions {
+        guess: Guess::Extrapolated,
+        ..StepOptions::default()
+    }
+}
 
 /// The kernel buffers of a family, and the size of its unknowns.
 pub trait StageBuffers: Clone + Debug + PartialEq {
@@ -156,6 +169,18 @@ pub trait StageEquations<
         state: &Self::State,
         x: &mut SVector<T, N>,
     );
+    /// Newton's starting point continued from the last step's solution `previous` (the
+    /// step, of the same size, that produced the state), by the extrapolation `e` of the
+    /// stage polynomial ([`extrapolation`]), over the starting point
+    /// [`guess`](Self::guess) wrote into `x`. By default nothing is moved.
+    fn predict(
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N, Q>,
+        e: &[[f64; S]; S],
+        previous: &SVector<T, N>,
+        x: &mut SVector<T, N>,
+    ) {
+        let _ = (known, e, previous, x);
+    }
     /// The residual `R(x)`, every entry of `r`.
     fn residual(
         &mut self,

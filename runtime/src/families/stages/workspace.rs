@@ -2,11 +2,13 @@
 //! family's kernel buffers and the elimination plan `model!` chose, if any.
 use nalgebra::SVector;
 
+use super::predict::Predictor;
 use super::system::Stages;
 use super::{Known, KnownOf, StageBuffers, StageEquations, StepStart};
 use crate::model::Real;
 use crate::solve::sparse::Plan;
 use crate::solve::{Storage, Workspace};
+use crate::state::NodeValues;
 use crate::tableaux::PartitionedTableau;
 
 /// Memory of a step with `S` stages and `N` unknowns: Newton's workspace, the
@@ -26,6 +28,7 @@ pub struct StageWorkspace<
     tableau: C,
     kernels: F,
     plan: Option<&'static Plan>,
+    predictor: Predictor<T, S>,
 }
 
 impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
@@ -33,7 +36,10 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage>
 {
     /// A workspace for the Lobatto IIIA–IIIB pair with `S` stages.
     pub fn lobatto() -> Self {
-        Self::with_coefficients(PartitionedTableau::lobatto_iiia_iiib())
+        let tableau = PartitionedTableau::lobatto_iiia_iiib();
+        let mut ws = Self::with_coefficients(tableau);
+        ws.predictor = Predictor::new(Some(&tableau.c));
+        ws
     }
 
     /// The workspace of a scheme a model declares (what `model!` emits for every
@@ -59,6 +65,7 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage, C>
             tableau: coefficients,
             kernels: F::zeros(),
             plan: None,
+            predictor: Predictor::new(None),
         }
     }
 
@@ -87,6 +94,27 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage, C>
         self.plan
     }
 
+    /// The extrapolation of the stage polynomial and the unknowns it continues, if the
+    /// last step this workspace solved produced `state` with step size `h`
+    /// (`predict.rs`).
+    pub(super) fn continued<const D: usize, const Q: usize>(
+        &mut self,
+        h: T,
+        state: &impl NodeValues<T, D, Q>,
+    ) -> Option<([[f64; S]; S], SVector<T, N>)> {
+        let x = self.newton.x;
+        self.predictor.take(h, state).map(|e| (*e, x))
+    }
+
+    /// Remembers that the unknowns solve a step of size `h` that produced `next`.
+    pub(crate) fn solved<const D: usize, const Q: usize>(
+        &mut self,
+        h: T,
+        next: &impl NodeValues<T, D, Q>,
+    ) {
+        self.predictor.solved(h, next);
+    }
+
     /// Newton's workspace, and the step equations at `(t⁰, q⁰, p⁰)` and `extra` over the
     /// rest.
     pub(super) fn split<'w, 's, Mdl, const D: usize, const Q: usize>(
@@ -113,6 +141,9 @@ impl<T: Real, F: StageBuffers, const S: usize, const N: usize, K: Storage, C>
             inputs,
             extra,
         };
+        // The unknowns are about to be overwritten: no step continues them until one is
+        // solved ([`solved`](Self::solved)).
+        self.predictor.forget();
         let system = Stages {
             known,
             kernels: &mut self.kernels,
