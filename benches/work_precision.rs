@@ -19,6 +19,13 @@
 //! interpolating each curve log-linearly between the two points that bracket the target.
 //! With `LIVENS_WORK_PRECISION_CSV=<path>` the points are also written there as CSV.
 //! `LIVENS_BENCH_QUICK=1` shortens the run.
+//!
+//! `LIVENS_BENCH_COUNT=1` times nothing: `LobattoIIIAIIIB(s)`, `s = 2..7`, each run
+//! [`COUNTED_STEPS`] steps on the angles from the start once, inside [`counted_run`], with the
+//! default options, and the bench prints the Newton iterations per step. Under callgrind
+//! with `--toggle-collect='*counted_run*' --dump-after='*counted_run*'` each dump holds one
+//! run's instructions, in the order printed: divided by the iterations, the
+//! instructions per iteration.
 use std::fmt::Write as _;
 use std::hint::black_box;
 
@@ -218,6 +225,42 @@ where
     points
 }
 
+/// Steps of each counted run: `h = 0.01`, where `LobattoIIIAIIIB(5)` reaches 5e-10.
+const COUNTED_STEPS: usize = 500;
+
+/// `n` steps of `scheme` on `model` from `start`, and their Newton iterations. Not
+/// inlined, so that callgrind can count its instructions alone.
+#[inline(never)]
+fn counted_run<Mdl, S, const D: usize>(
+    model: Mdl,
+    scheme: &S,
+    start: <Mdl as Step<f64, S>>::State,
+    n: usize,
+) -> u32
+where
+    S: Clone + std::fmt::Debug + 'static,
+    Mdl: Step<f64, S>,
+    <Mdl as Step<f64, S>>::State: NodeValues<f64, D>,
+{
+    black_box(run(model, scheme, start, n)).1
+}
+
+/// The count mode (module docs): each scheme's counted run, its iterations printed.
+macro_rules! count {
+    ($model:ident, $node:ident, [$(($name:literal, $scheme:expr)),+ $(,)?]) => {
+        $({
+            let start = FromNode::from_node(&$node);
+            let iterations = counted_run($model, &$scheme, start, COUNTED_STEPS);
+            eprintln!(
+                "{}: {} iterations in {COUNTED_STEPS} steps, {:.3} per step",
+                $name,
+                iterations,
+                f64::from(iterations) / COUNTED_STEPS as f64
+            );
+        })+
+    };
+}
+
 /// DOP853's points at each tolerance of `tolerances`, the error read by `error_of`.
 fn dop853_curve(
     c: &mut Criterion,
@@ -289,6 +332,21 @@ fn main() {
         Consistency::Reject { tolerance: 0.0 },
     )
     .expect("unconstrained");
+    if std::env::var("LIVENS_BENCH_COUNT").is_ok_and(|v| v == "1") {
+        count!(
+            angles,
+            node,
+            [
+                ("lobatto2", LobattoIIIAIIIB::<2>),
+                ("lobatto3", LobattoIIIAIIIB::<3>),
+                ("lobatto4", LobattoIIIAIIIB::<4>),
+                ("lobatto5", LobattoIIIAIIIB::<5>),
+                ("lobatto6", LobattoIIIAIIIB::<6>),
+                ("lobatto7", LobattoIIIAIIIB::<7>),
+            ]
+        );
+        return;
+    }
     let counts = [125, 250, 500, 1000, 2000, 4000];
     let mut points = Vec::new();
     curves!(

@@ -115,9 +115,10 @@ pub trait Step<T: Real, S>: Sized {
     fn time(state: &Self::State) -> T;
 
     /// The options an [`Integrator`](crate::Integrator) steps with unless told others:
-    /// the papers' settings ([`StepOptions::default`]) for the two-point schemes, the
-    /// stage skeleton's for the stage families
-    /// ([`families::stages::default_options`](crate::families::stages::default_options)).
+    /// the papers' settings ([`StepOptions::default`]), except for the stage families
+    /// that predict their stages, which start from the last step's stage polynomial
+    /// with simplified Newton
+    /// ([`families::stages::predicted_options`](crate::families::stages::predicted_options)).
     fn default_options(&self, scheme: &S) -> StepOptions<T> {
         let _ = scheme;
         StepOptions::default()

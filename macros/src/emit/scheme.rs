@@ -744,9 +744,9 @@ fn intermediates_block(
 /// the sizes filled in, its unknowns' layout, and `step` and `equations` delegating to
 /// the family's driver module (`families::two_point`, `families::prk`).
 ///
-/// A stage family (`stages`) takes its default options from the runtime's stage
-/// skeleton (`families::stages::default_options`); every other scheme keeps the trait's
-/// (the papers' settings).
+/// A stage family (`stages`) takes its default options from its driver module
+/// (`default_options`: the predicting families' or the papers'); every other scheme
+/// keeps the trait's (the papers' settings).
 pub(crate) fn step_impl(
     model: &Model,
     marker: &TokenStream,
@@ -760,7 +760,7 @@ pub(crate) fn step_impl(
     let options = stages.then(|| {
         quote! {
             fn default_options(&self, scheme: &#marker) -> #p::StepOptions<T> {
-                #p::families::stages::default_options()
+                #family::default_options()
             }
         }
     });

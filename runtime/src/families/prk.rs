@@ -57,6 +57,7 @@ use crate::schemes::LobattoIIIAIIIB;
 use crate::solve::Storage;
 use crate::state::PhaseState;
 
+pub use super::stages::predicted_options as default_options;
 pub use super::stages::{equations, stage_system, step};
 
 /// Memory of a step of the family: Newton's workspace for the `N = S·D` stage

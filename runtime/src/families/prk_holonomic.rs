@@ -69,6 +69,7 @@ use crate::schemes::HolonomicLobatto;
 use crate::solve::Storage;
 use crate::state::PhaseState;
 
+pub use super::stages::predicted_options as default_options;
 pub use super::stages::{equations, stage_system as step_system, step};
 
 /// Memory of a step: Newton's workspace for the `N = S·D + S·M + D` unknowns, the

@@ -60,6 +60,7 @@ use crate::state::NonholonomicState;
 
 use super::prk_nonholonomic::{start_multiplier, Layout};
 pub use super::prk_nonholonomic::{Carried, MultiplierRule, Recomputed};
+pub use super::stages::papers_options as default_options;
 pub use super::stages::{equations, step};
 
 /// Memory of a step with the recomputed multiplier (the default): Newton's workspace for
