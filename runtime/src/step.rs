@@ -15,10 +15,11 @@ pub enum Guess {
     Previous,
     /// The known values, with the new positions extrapolated as `qⁿ + h vⁿ` ("advanced
     /// guess"; it saves about one Newton iteration per step). Each scheme's template
-    /// says which unknowns it moves. The stage families (their default) continue the
-    /// last step's stage polynomial instead, where the workspace solved the step that
-    /// produced the state with the same `h`, and start from the state's values
-    /// otherwise.
+    /// says which unknowns it moves. `LobattoIIIAIIIB(s)` and `HolonomicLobatto(s)` in a
+    /// vector space (their default) continue the last step's stage polynomial instead,
+    /// where the workspace solved the step that produced the state with the same `h`,
+    /// and start from the state's values otherwise; the other stage families start from
+    /// the state's values.
     Extrapolated,
 }
 
