@@ -16,8 +16,8 @@ use crate::step::{Guess, StepContext, StepOptions, WrongLength};
 /// One step of the family `F`: Newton from [`StageEquations::guess`] (with
 /// [`Guess::Extrapolated`], moved by [`StageEquations::predict`] where the workspace
 /// solved the step that produced `state`), then [`StageEquations::next_state`] from the
-/// solution. `state` is only read, so a failed
-/// step leaves it as it was.
+/// solution. `state` is only read, so a failed step leaves it as it was; the workspace
+/// then forgets the step it solved before.
 pub fn step<T, Mdl, F, K, const S: usize, const D: usize, const N: usize, const Q: usize>(
     model: &Mdl,
     _scheme: &F::Scheme,

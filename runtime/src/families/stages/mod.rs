@@ -18,7 +18,11 @@
 //!   the stage velocities and positions `Qⁱ = q⁰ + h Σⱼ aᵢⱼ Vʲ`, the sums
 //!   `x₀ + h Σⱼ wⱼ yʲ`, the blocks of the unknowns.
 //! - The drivers [`step`], [`equations`] and [`stage_system`] (`drive.rs`), which the
-//!   family modules re-export.
+//!   family modules re-export, and the default options a family module re-exports as
+//!   `default_options` ([`predicted_options`] or [`papers_options`]).
+//! - Newton's starting point from the last step (`predict.rs`): the workspace remembers
+//!   the step it solved, and a family that implements [`StageEquations::predict`]
+//!   continues its stage polynomial ([`extrapolation`], [`extrapolate_stages`]).
 //!
 //! A family writes its kernel buffers, a type of its own and its only memory, and on
 //! them:
@@ -40,7 +44,8 @@
 //! families reading their kernels through one trait, `ConstraintMatrix`).
 //!
 //! The skeleton does no arithmetic of its own: every floating-point operation of a step
-//! is in the family's methods, called in a fixed order.
+//! is in the family's methods, called in a fixed order (the extrapolation's sums
+//! included: a family's `predict` calls [`extrapolate_stages`]).
 use core::fmt::Debug;
 
 use nalgebra::SVector;
