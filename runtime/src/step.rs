@@ -116,7 +116,8 @@ pub trait Step<T: Real, S>: Sized {
     fn time(state: &Self::State) -> T;
 
     /// The options an [`Integrator`](crate::Integrator) steps with unless told others:
-    /// the papers' settings ([`StepOptions::default`]), except for the stage families
+    /// by default the papers' settings ([`StepOptions::default`]). `model!` returns its
+    /// driver module's `default_options`: the papers' too, except for the stage families
     /// that predict their stages, which start from the last step's stage polynomial
     /// with simplified Newton
     /// ([`families::stages::predicted_options`](crate::families::stages::predicted_options)).

@@ -201,7 +201,6 @@ fn scheme_impl(
             &quote!(#p::Workspace::new()),
         ),
         &quote!(#p::families::two_point),
-        false,
     );
     Ok(quote! {
         #[allow(unused_variables, clippy::all)]
@@ -744,9 +743,8 @@ fn intermediates_block(
 /// the sizes filled in, its unknowns' layout, and `step` and `equations` delegating to
 /// the family's driver module (`families::two_point`, `families::prk`).
 ///
-/// A stage family (`stages`) takes its default options from its driver module
-/// (`default_options`: the predicting families' or the papers'); every other scheme
-/// keeps the trait's (the papers' settings).
+/// Every scheme takes its default options from its driver module (`default_options`:
+/// the papers', or the predicting stage families').
 pub(crate) fn step_impl(
     model: &Model,
     marker: &TokenStream,
@@ -754,16 +752,13 @@ pub(crate) fn step_impl(
     state: &TokenStream,
     (workspace, new_workspace): (&TokenStream, &TokenStream),
     family: &TokenStream,
-    stages: bool,
 ) -> TokenStream {
     let p = private();
-    let options = stages.then(|| {
-        quote! {
-            fn default_options(&self, scheme: &#marker) -> #p::StepOptions<T> {
-                #family::default_options()
-            }
+    let options = quote! {
+        fn default_options(&self, scheme: &#marker) -> #p::StepOptions<T> {
+            #family::default_options()
         }
-    });
+    };
     let name = &model.name;
     let layout = layout_tokens(layout);
     let (dl, ml) = (lit(model.dim()), lit(model.n_constraints()));
@@ -913,7 +908,6 @@ fn assembled_step(
             &new_workspace,
         ),
         &quote!(#p::families::#driver),
-        !family.driver.starts_with("converted"),
     );
     // The families whose step the runtime linearises, for a model with inputs.
     let linear_driver = match family.driver {
@@ -963,7 +957,6 @@ fn group_step(
             &quote!(#p::families::#driver::#workspace::declared()),
         ),
         &quote!(#p::families::#driver),
-        true,
     )
 }
 

@@ -64,7 +64,7 @@ use crate::state::multiplier::holonomic_multiplier;
 use crate::state::{GalerkinState, Lagged};
 use crate::tableaux::{admissible, GalerkinTable, Inadmissible, Quadrature as Rule, MAX_POINTS};
 
-pub use super::stages::papers_options as default_options;
+pub use super::papers_options as default_options;
 pub use super::stages::{equations, stage_system as step_system, step};
 
 /// Memory of a step: Newton's workspace for the `N = S·D + W·M` unknowns, the tables

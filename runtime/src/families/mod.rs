@@ -2,6 +2,8 @@
 //! equations `model!` emits symbolically ([`two_point`]) get a driver that runs Newton on
 //! the generated residual; stage families are assembled here from point kernels, each
 //! its equations and block Jacobian over one shared skeleton ([`stages`]).
+use crate::step::StepOptions;
+
 mod blocks;
 pub mod converted;
 /// The constrained converted schemes' driver (`ConvertedHolonomic`), by the name the
@@ -22,6 +24,14 @@ pub mod prk_nonholonomic;
 pub mod stages;
 pub mod two_point;
 pub mod two_point_linear;
+
+/// The papers' options ([`StepOptions::default`]): full Newton from the known values.
+/// Every driver module exports its scheme's defaults as `default_options`, which the
+/// `Step` impls `model!` emits return: these, or the predicting stage families'
+/// ([`stages::predicted_options`]).
+pub fn papers_options<T: crate::Real>() -> StepOptions<T> {
+    StepOptions::default()
+}
 
 /// The two-point family under its first name.
 #[deprecated(

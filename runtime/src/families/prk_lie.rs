@@ -59,7 +59,7 @@ use crate::schemes::LobattoIIIAIIIB;
 use crate::space::Space;
 use crate::state::PhaseState;
 
-pub use super::stages::papers_options as default_options;
+pub use super::papers_options as default_options;
 pub use super::stages::{equations, stage_system, step};
 
 /// Memory of a step: Newton's workspace for the `N = S·D` unknowns and the tableau.

@@ -58,9 +58,9 @@ use crate::space::Space;
 use crate::state::multiplier::multiplier;
 use crate::state::NonholonomicState;
 
+pub use super::papers_options as default_options;
 use super::prk_nonholonomic::{start_multiplier, Layout};
 pub use super::prk_nonholonomic::{Carried, MultiplierRule, Recomputed};
-pub use super::stages::papers_options as default_options;
 pub use super::stages::{equations, step};
 
 /// Memory of a step with the recomputed multiplier (the default): Newton's workspace for

@@ -84,7 +84,7 @@ use crate::solve::Storage;
 use crate::state::multiplier::multiplier;
 use crate::state::NonholonomicState;
 
-pub use super::stages::papers_options as default_options;
+pub use super::papers_options as default_options;
 pub use super::stages::{equations, step};
 
 /// Memory of a step of [`NonholonomicLobatto`] (the recomputed multiplier): Newton's

@@ -13,6 +13,8 @@ use crate::state::NodeState;
 use crate::step::{Block, Guess, StepContext, StepOptions, WrongLength};
 use core::borrow::BorrowMut;
 
+pub use super::papers_options as default_options;
+
 /// The discrete equations of scheme `S` for one step of a model, with `N` unknowns:
 /// emitted by `model!` from the scheme's template, residual and exact Jacobian.
 ///

@@ -25,6 +25,8 @@ use crate::state::ConvertedState;
 use crate::step::{StepContext, StepOptions, WrongLength};
 use crate::tableaux::LAYER_STAGES;
 
+pub use crate::families::papers_options as default_options;
+
 /// Memory of a step of [`ConvertedHolonomic<L, B>`](schemes::ConvertedHolonomic):
 /// Newton's workspace for the `N = 3D + 3M` unknowns (its matrix in storage `K`) and
 /// the scheme's tableau and bias.

@@ -28,6 +28,8 @@ pub use constrained::CurvatureKernels;
 pub use euler_lagrange::{EulerLagrangeKernels, FromKernels};
 pub use scheme::{equations, step, ConvertedWorkspace};
 
+pub use super::papers_options as default_options;
+
 /// A model as the standard layer sees it: the Lagrangian `L(q, v)`, the acceleration
 /// `A(q, v)` of its second-order system `q̇ = v, v̇ = A(q, v)` (spec §C.2:
 /// `L_vv A = L_q − L_vq v` unconstrained), and their first derivatives, which the

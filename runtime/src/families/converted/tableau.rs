@@ -12,6 +12,8 @@ use crate::solve::{StepReport, Storage, Workspace};
 use crate::state::ConvertedState;
 use crate::step::{StepContext, StepOptions, WrongLength};
 
+pub use crate::families::papers_options as default_options;
+
 /// Memory of a step of [`ConvertedTableau`](schemes::ConvertedTableau): Newton's
 /// workspace for the `N = 3D` unknowns (its matrix in storage `K`). The tableau is the
 /// scheme value's.

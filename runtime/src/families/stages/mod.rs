@@ -19,7 +19,7 @@
 //!   `x₀ + h Σⱼ wⱼ yʲ`, the blocks of the unknowns.
 //! - The drivers [`step`], [`equations`] and [`stage_system`] (`drive.rs`), which the
 //!   family modules re-export, and the default options a family module re-exports as
-//!   `default_options` ([`predicted_options`] or [`papers_options`]).
+//!   `default_options` ([`predicted_options`], or the papers' [`super::papers_options`]).
 //! - Newton's starting point from the last step (`predict.rs`): the workspace remembers
 //!   the step it solved, and a family that implements [`StageEquations::predict`]
 //!   continues its stage polynomial ([`extrapolation`], [`extrapolate_stages`]).
@@ -88,12 +88,6 @@ pub fn predicted_options<T: Real>() -> StepOptions<T> {
             ..NewtonOptions::default()
         },
     }
-}
-
-/// The default options of a family that does not predict its stages: the papers'
-/// ([`StepOptions::default`]), full Newton from the state's values.
-pub fn papers_options<T: Real>() -> StepOptions<T> {
-    StepOptions::default()
 }
 
 /// The kernel buffers of a family, and the size of its unknowns.
