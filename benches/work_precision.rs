@@ -20,7 +20,8 @@
 //! With `LIVENS_WORK_PRECISION_CSV=<path>` the points are also written there as CSV.
 //! `LIVENS_BENCH_QUICK=1` shortens the run.
 //!
-//! `LIVENS_BENCH_COUNT=1` times nothing: `LobattoIIIAIIIB(s)`, `s = 2..7`, each run
+//! `LIVENS_BENCH_COUNT=1` times nothing: every scheme on the angles (`LobattoIIIAIIIB(s)`,
+//! `s = 2..7`, then the converted schemes), each run
 //! [`COUNTED_STEPS`] steps on the angles from the start once, inside [`counted_run`], with the
 //! default options, and the bench prints the Newton iterations per step. Under callgrind
 //! with `--toggle-collect='*counted_run*' --dump-after='*counted_run*'` each dump holds one
@@ -261,6 +262,23 @@ macro_rules! count {
     };
 }
 
+/// `$m!(… [(name, scheme), …])` with every scheme run on the angles: one list for the
+/// timed curves and the count mode.
+macro_rules! angle_schemes {
+    ($m:ident!($($args:tt)*)) => {
+        $m!($($args)* [
+            ("lobatto2", LobattoIIIAIIIB::<2>),
+            ("lobatto3", LobattoIIIAIIIB::<3>),
+            ("lobatto4", LobattoIIIAIIIB::<4>),
+            ("lobatto5", LobattoIIIAIIIB::<5>),
+            ("lobatto6", LobattoIIIAIIIB::<6>),
+            ("lobatto7", LobattoIIIAIIIB::<7>),
+            ("converted_rk4_forward", Converted::<Rk4, Forward>::default()),
+            ("converted_kutta3_symmetric", Converted::<Kutta3, Symmetric>::default()),
+        ])
+    };
+}
+
 /// DOP853's points at each tolerance of `tolerances`, the error read by `error_of`.
 fn dop853_curve(
     c: &mut Criterion,
@@ -333,23 +351,12 @@ fn main() {
     )
     .expect("unconstrained");
     if std::env::var("LIVENS_BENCH_COUNT").is_ok_and(|v| v == "1") {
-        count!(
-            angles,
-            node,
-            [
-                ("lobatto2", LobattoIIIAIIIB::<2>),
-                ("lobatto3", LobattoIIIAIIIB::<3>),
-                ("lobatto4", LobattoIIIAIIIB::<4>),
-                ("lobatto5", LobattoIIIAIIIB::<5>),
-                ("lobatto6", LobattoIIIAIIIB::<6>),
-                ("lobatto7", LobattoIIIAIIIB::<7>),
-            ]
-        );
+        angle_schemes!(count!(angles, node,));
         return;
     }
     let counts = [125, 250, 500, 1000, 2000, 4000];
     let mut points = Vec::new();
-    curves!(
+    angle_schemes!(curves!(
         c,
         points,
         "angles",
@@ -357,23 +364,7 @@ fn main() {
         node,
         counts,
         angle_error,
-        [
-            ("lobatto2", LobattoIIIAIIIB::<2>),
-            ("lobatto3", LobattoIIIAIIIB::<3>),
-            ("lobatto4", LobattoIIIAIIIB::<4>),
-            ("lobatto5", LobattoIIIAIIIB::<5>),
-            ("lobatto6", LobattoIIIAIIIB::<6>),
-            ("lobatto7", LobattoIIIAIIIB::<7>),
-            (
-                "converted_rk4_forward",
-                Converted::<Rk4, Forward>::default()
-            ),
-            (
-                "converted_kutta3_symmetric",
-                Converted::<Kutta3, Symmetric>::default()
-            ),
-        ]
-    );
+    ));
     let tolerances = [1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12];
     points.extend(dop853_curve(&mut c, "angles", &tolerances, |theta| {
         max_gap(&theta, &exact)
