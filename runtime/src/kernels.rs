@@ -32,6 +32,23 @@ pub trait PointKernels<T: Real, const D: usize, const Q: usize = D>:
     fn l_q_and_l_v(&self, q: &SVector<T, Q>, v: &SVector<T, D>) -> (SVector<T, D>, SVector<T, D>) {
         (self.l_q(q, v), self.l_v(q, v))
     }
+    /// `(D₁L, D₂L)`, and `D₁₁L`, `D₁₂L`, `D₂₂L` written into `qq`, `qv`, `vv` (in the
+    /// layouts of [`l_qq`](Self::l_qq), [`l_qv`](Self::l_qv), [`l_vv`](Self::l_vv)): every
+    /// derivative a stage reads for a residual and a fresh Jacobian, at one point in one
+    /// call. `model!` emits it as one straight-line block, so that the terms they share
+    /// are computed once and `sin` and `cos` of one angle become one `sincos`; by default
+    /// the separate kernels.
+    fn derivatives(
+        &self,
+        q: &SVector<T, Q>,
+        v: &SVector<T, D>,
+        [qq, qv, vv]: [&mut [[T; D]; D]; 3],
+    ) -> (SVector<T, D>, SVector<T, D>) {
+        self.l_qq(q, v, qq);
+        self.l_qv(q, v, qv);
+        self.l_vv(q, v, vv);
+        self.l_q_and_l_v(q, v)
+    }
     /// `D₁₁L`: `out[j][i] = ∂²L/∂qᵢ∂qⱼ`.
     fn l_qq(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
     /// `D₁₂L`: `out[j][i] = ∂²L/∂qᵢ∂vⱼ`, the derivative of `D₁L` with respect to `v`

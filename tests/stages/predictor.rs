@@ -3,12 +3,13 @@
 //! save iterations and factorisations, not accuracy: the trajectory is the papers'
 //! options', to Newton's tolerance. A step the workspace did not solve the step before
 //! (a state set by hand, a new step size, after a failure) starts from the state, bit
-//! for bit as a fresh integrator does. The fused kernel `l_q_and_l_v` is the two
-//! kernels bit for bit.
+//! for bit as a fresh integrator does. The fused kernels (`l_q_and_l_v`, `derivatives`)
+//! are the separate kernels bit for bit, and so is the one pass over the stages that
+//! makes a residual with a fresh Jacobian.
 use livens::prelude::*;
 use livens::schemes::{Converted, Forward, Rk4};
-use livens::{ConvertedState, Guess, JacobianUpdate, PointKernels};
-use livens_models::AnglePendulum;
+use livens::{ConvertedState, Guess, JacobianUpdate, PointKernels, SVector};
+use livens_models::{AnglePendulum, FreeBodySo3};
 
 type Scheme = LobattoIIIAIIIB<4>;
 
@@ -112,14 +113,58 @@ fn a_step_the_workspace_did_not_precede_starts_from_the_state() {
     );
 }
 
+/// `derivatives` at `(q, v)` is `l_q`, `l_v`, `l_qq`, `l_qv`, `l_vv` there, bit for bit,
+/// and so is `l_q_and_l_v`.
+fn fused_kernels_agree<Mdl: PointKernels<f64, D, Q>, const D: usize, const Q: usize>(
+    model: &Mdl,
+    q: &SVector<f64, Q>,
+    v: &SVector<f64, D>,
+) {
+    let separate = (model.l_q(q, v), model.l_v(q, v));
+    assert_eq!(model.l_q_and_l_v(q, v), separate);
+    let (mut qq, mut qv, mut vv) = ([[0.0; D]; D], [[0.0; D]; D], [[0.0; D]; D]);
+    model.l_qq(q, v, &mut qq);
+    model.l_qv(q, v, &mut qv);
+    model.l_vv(q, v, &mut vv);
+    // Filled with garbage first: `derivatives` writes every entry.
+    let mut fused = [[[f64::NAN; D]; D]; 3];
+    let [a, b, c] = &mut fused;
+    assert_eq!(model.derivatives(q, v, [a, b, c]), separate);
+    assert_eq!(fused, [qq, qv, vv]);
+}
+
 #[test]
-fn the_fused_kernel_is_the_two_kernels_bit_for_bit() {
-    let model = AnglePendulum::<f64>::new();
+fn the_fused_kernels_are_the_separate_kernels_bit_for_bit() {
+    let (angles, body) = (AnglePendulum::<f64>::new(), FreeBodySo3::<f64>::new());
     for k in 0..20 {
         let s = f64::from(k);
         let q = SVector::from([0.37 * s - 3.0, 1.3 - 0.21 * s]);
         let v = SVector::from([(0.5 * s).sin() * 4.0, 2.0 - 0.3 * s]);
-        let (l_q, l_v) = model.l_q_and_l_v(&q, &v);
-        assert_eq!((l_q, l_v), (model.l_q(&q, &v), model.l_v(&q, &v)));
+        fused_kernels_agree(&angles, &q, &v);
+        // A configuration on the group (a unit quaternion) and a body velocity.
+        let axis = SVector::from([0.3 * s, 1.0 - 0.1 * s, 0.5]);
+        let (half, axis) = (0.2 * s, axis.normalize());
+        let q = SVector::from([half.cos(), 0.0, 0.0, 0.0]) + (axis * half.sin()).insert_row(0, 0.0);
+        fused_kernels_agree(&body, &q, &(axis * (1.0 + s)));
+    }
+}
+
+#[test]
+fn a_residual_made_with_a_fresh_jacobian_is_the_residual_alone_bit_for_bit() {
+    // One iteration, a tolerance every start meets: with `EveryIteration` its residual
+    // comes from the pass that also assembles the Jacobian, with `Chord` from the
+    // residual alone (the Jacobian from that pass): the same update, the same state.
+    let once = |jacobian| NewtonOptions {
+        tolerance: 1.0,
+        max_iterations: 1,
+        jacobian,
+        ..NewtonOptions::default()
+    };
+    let mut fused = integrator(0.01).with_options(once(JacobianUpdate::EveryIteration));
+    let mut alone = integrator(0.01).with_options(once(JacobianUpdate::Chord));
+    for _ in 0..20 {
+        let (a, b) = (fused.step().unwrap(), alone.step().unwrap());
+        assert_eq!(a.iterations, 1);
+        assert_eq!((fused.state(), a.residual), (alone.state(), b.residual));
     }
 }

@@ -37,6 +37,51 @@ fn columns_body(model: &Model, entries: &[Vec<Id>]) -> TokenStream {
     }
 }
 
+/// The body of `PointKernels::derivatives`: `D₁L` and `D₂L` returned, the three `D × D`
+/// matrices `second` written into `out[0..3]` (column storage, their structural zeros
+/// zeroed first), all from one straight-line block: the terms they share are computed
+/// once, and LLVM pairs `sin x` and `cos x` into one `sincos` only within a basic block.
+fn derivatives_body(
+    model: &Model,
+    (l_q, l_v): (&[Id], &[Id]),
+    second: [&[Vec<Id>]; 3],
+) -> TokenStream {
+    let p = private();
+    let d = l_q.len();
+    let mut ids: Vec<Id> = [l_q, l_v].concat();
+    // (matrix, row, column) of each output after the first 2d.
+    let mut places: Vec<(usize, usize, usize)> = Vec::new();
+    for (m, entries) in second.iter().enumerate() {
+        for (r, row) in entries.iter().enumerate() {
+            for (c, &e) in row.iter().enumerate() {
+                if !model.graph.is_zero(e) {
+                    ids.push(e);
+                    places.push((m, r, c));
+                }
+            }
+        }
+    }
+    let store = |k: usize, value: &TokenStream| match k.checked_sub(2 * d) {
+        None => TokenStream::new(),
+        Some(k) => {
+            let (m, r, c) = places[k];
+            let (m, r, c) = (lit(m), lit(r), lit(c));
+            quote!(out[#m][#c][#r] = #value;)
+        }
+    };
+    let b = emit_sunk(&model.graph, &ids, &|v| var_expr(model, v), &p, &store);
+    let stmts = b.stmts;
+    let (first, second) = (svector(d, &b.values[..d]), svector(d, &b.values[d..2 * d]));
+    quote! {
+        let mut out = out;
+        for matrix in out.iter_mut() {
+            #p::zero_matrix(matrix);
+        }
+        #stmts
+        (#first, #second)
+    }
+}
+
 /// `out[r][c] = entries[r][c]` for every entry, the structural zeros written as zeros:
 /// a matrix stored row by row (`∂F/∂u`, whose rows are the inputs' arrays).
 fn rows_body(model: &Model, entries: &[Vec<Id>]) -> TokenStream {
@@ -84,6 +129,7 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
         let (first, second) = (svector(d, first), svector(d, second));
         quote!(#stmts (#first, #second))
     };
+    let derivatives = derivatives_body(model, (l_q, l_v), [&l_qq, &l_qv, &l_vv]);
     let (l_q, l_v) = (vector(model, l_q), vector(model, l_v));
     let pattern = |entries: &[Vec<Id>]| pattern_tokens(&matrix_pattern(model, entries));
     let (qq, qv, vv) = (pattern(&l_qq), pattern(&l_qv), pattern(&l_vv));
@@ -151,6 +197,17 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
             fn l_q_and_l_v(&self, q: &#qvec, v: &#vec) -> (#vec, #vec) {
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #fused
+            }
+            #[inline]
+            fn derivatives(
+                &self,
+                q: &#qvec,
+                v: &#vec,
+                out: [&mut [[T; #dl]; #dl]; 3],
+            ) -> (#vec, #vec) {
+                // By value: each coordinate one value, whose `sin` and `cos` pair up.
+                let (q, v) = (q.data.0[0], v.data.0[0]);
+                #derivatives
             }
             #[inline]
             fn l_qq(&self, q: &#qvec, v: &#vec, out: &mut [[T; #dl]; #dl]) {

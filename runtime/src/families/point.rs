@@ -77,6 +77,21 @@ impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
         model.l_vv(q, v, self.vv.borrow_mut());
     }
 
+    /// `(D₁L, D₂L)` at `(q, v)`, and `D₁₁L`, `D₁₂L`, `D₂₂L` into the buffers, in one
+    /// call ([`PointKernels::derivatives`]).
+    pub fn evaluate_with_first<Mdl: PointKernels<T, D>>(
+        &mut self,
+        model: &Mdl,
+        (q, v): (&SVector<T, D>, &SVector<T, D>),
+    ) -> (SVector<T, D>, SVector<T, D>) {
+        let buffers = [
+            self.qq.borrow_mut(),
+            self.qv.borrow_mut(),
+            self.vv.borrow_mut(),
+        ];
+        model.derivatives(q, v, buffers)
+    }
+
     /// The three as kernels: the first over `qq` (`D₁₁L`'s or `K_qq`'s pattern), the
     /// others over [`PointKernels::PATTERNS`] (every entry without one).
     pub fn kernels<Mdl: PointKernels<T, D>>(

@@ -82,6 +82,50 @@ impl<T: Real, const D: usize, K: Storage> StageBuffers for Buffers<T, D, K> {
     }
 }
 
+impl<T: Real, const D: usize, K: Storage> Buffers<T, D, K> {
+    /// Stage `j`'s forces' derivatives at `(q, v)`, into the buffers (nothing without
+    /// forces).
+    #[inline(always)]
+    fn evaluate_forces<Mdl: PointKernels<T, D>, const S: usize>(
+        &mut self,
+        known: &Known<'_, T, Mdl, (), S, D>,
+        j: usize,
+        (q, v): (&SVector<T, D>, &SVector<T, D>),
+    ) {
+        let (t, u) = (known.stage_time(j), known.inputs());
+        self.hessians.evaluate_forces(known.model, (t, &u), (q, v));
+    }
+
+    /// Stage `j`'s terms of the Jacobian (module docs), from the buffers, added into
+    /// every block they enter (or those entries zeroed).
+    #[inline(always)]
+    fn add_stage<Mdl: PointKernels<T, D>, const S: usize, const N: usize>(
+        &self,
+        known: &Known<'_, T, Mdl, (), S, D>,
+        j: usize,
+        out: &mut Assembly<'_, T, N>,
+    ) {
+        let (h, tab) = (known.h, known.tableau);
+        let [qq, qv, vv] = self.hessians.kernels::<Mdl>(Mdl::PATTERNS.map(|p| p.l_qq));
+        let stage: Stage<'_, T, D, 0, S> = Stage {
+            j,
+            a_j: &tab.a[j],
+            h,
+            qq,
+            qv,
+            vv,
+            multiplier: None,
+            forcing: self.hessians.forcing::<Mdl>(),
+        };
+        // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
+        stage.legendre(out, j * D);
+        // Every row block i: −h âᵢⱼ ∂Wʲ/∂Vˡ = −h âᵢⱼ (h aⱼₗ D₁₁L(j) + δⱼₗ D₁₂L(j)).
+        for i in 0..S {
+            stage.force(out, i * D, tab.a_hat[i][j]);
+        }
+    }
+}
+
 /// Stage values of an iterate: `Qⁱ` and `Vⁱ` for every stage.
 fn stages<T: Real, Mdl, const S: usize, const D: usize, const N: usize>(
     known: &Known<'_, T, Mdl, (), S, D>,
@@ -149,34 +193,42 @@ where
         mut out: Assembly<'_, T, N>,
     ) {
         let (q, v) = stages(known, x);
-        let (model, h, tab) = (known.model, known.h, known.tableau);
-        let p_qq = Mdl::PATTERNS.map(|p| p.l_qq);
         for j in 0..S {
             if out.adds() {
-                self.hessians.evaluate(model, (&q[j], &v[j]), true);
-                let t = known.stage_time(j);
-                let u = known.inputs();
-                self.hessians
-                    .evaluate_forces(model, (t, &u), (&q[j], &v[j]));
+                self.hessians.evaluate(known.model, (&q[j], &v[j]), true);
+                self.evaluate_forces(known, j, (&q[j], &v[j]));
             }
-            let [qq, qv, vv] = self.hessians.kernels::<Mdl>(p_qq);
-            let a_j = &tab.a[j];
-            let stage: Stage<'_, T, D, 0, S> = Stage {
-                j,
-                a_j,
-                h,
-                qq,
-                qv,
-                vv,
-                multiplier: None,
-                forcing: self.hessians.forcing::<Mdl>(),
-            };
-            // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
-            stage.legendre(&mut out, j * D);
-            // Every row block i: −h âᵢⱼ ∂Wʲ/∂Vˡ = −h âᵢⱼ (h aⱼₗ D₁₁L(j) + δⱼₗ D₁₂L(j)).
-            for i in 0..S {
-                stage.force(&mut out, i * D, tab.a_hat[i][j]);
-            }
+            self.add_stage(known, j, &mut out);
+        }
+    }
+
+    /// One pass over the stages: stage `j`'s `D₁L`, `D₂L` and second derivatives in one
+    /// call ([`PointKernels::derivatives`], their common terms computed once), then its
+    /// blocks.
+    fn residual_and_assemble(
+        &mut self,
+        known: &Known<'_, T, Mdl, (), S, D>,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+        mut out: Assembly<'_, T, N>,
+    ) {
+        let (q, v) = stages(known, x);
+        let mut l_v = [SVector::zeros(); S];
+        let mut w = [SVector::zeros(); S];
+        for j in 0..S {
+            let (l_q, l_vj) = self
+                .hessians
+                .evaluate_with_first(known.model, (&q[j], &v[j]));
+            self.evaluate_forces(known, j, (&q[j], &v[j]));
+            // Stored before the blocks are added: the values the residual reads are then
+            // computed where the second derivatives are (not moved past the
+            // assembly's loops), and `sin` and `cos` of an angle become one `sincos`.
+            (l_v[j], w[j]) = (l_vj, known.with_forces(j, (&q[j], &v[j]), l_q));
+            self.add_stage(known, j, &mut out);
+        }
+        for (i, l_v) in l_v.into_iter().enumerate() {
+            let ri = known.legendre_minus_forces(l_v, &w, i);
+            set_block(r, i * D, &ri);
         }
     }
 

@@ -216,6 +216,22 @@ pub trait StageEquations<
         x: &SVector<T, N>,
         out: Assembly<'_, T, N>,
     );
+    /// [`residual`](Self::residual) and then [`assemble`](Self::assemble) adding at the
+    /// same `x`, with the same floating-point operations: by default the two calls. A
+    /// family overrides it to evaluate each stage's point kernels back to back, so that
+    /// the compiler computes what they share once (the trigonometry of `Qʲ` behind both
+    /// `D₁L` and `D₁₁L`): a Newton iteration with a fresh Jacobian is then one pass over
+    /// the stages.
+    fn residual_and_assemble(
+        &mut self,
+        known: &KnownOf<'_, T, Mdl, Self, S, D, N, Q>,
+        x: &SVector<T, N>,
+        r: &mut SVector<T, N>,
+        out: Assembly<'_, T, N>,
+    ) {
+        self.residual(known, x, r);
+        self.assemble(known, x, out);
+    }
     /// The next state from Newton's solution `x`, or the error of a family's
     /// post-processing (the Galerkin family's momentum projection).
     fn next_state(

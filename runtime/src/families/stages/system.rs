@@ -46,12 +46,11 @@ where
         r: &mut SVector<T, N>,
         jac: &mut [[T; N]; N],
     ) {
-        self.residual(x, r);
         for column in jac.iter_mut() {
             column.fill(T::zero());
         }
         self.kernels
-            .assemble(&self.known, x, Assembly::new(jac, Write::Add));
+            .residual_and_assemble(&self.known, x, r, Assembly::new(jac, Write::Add));
     }
 
     fn residual_and_jacobian_planned(
@@ -63,11 +62,10 @@ where
         if self.plan.is_none() {
             return self.residual_and_jacobian(x, r, jac);
         }
-        self.residual(x, r);
         self.kernels
             .assemble(&self.known, x, Assembly::new(jac, Write::Zero));
         self.kernels
-            .assemble(&self.known, x, Assembly::new(jac, Write::Add));
+            .residual_and_assemble(&self.known, x, r, Assembly::new(jac, Write::Add));
     }
 
     fn factor_planned(
