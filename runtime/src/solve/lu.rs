@@ -96,21 +96,28 @@ pub fn solve_in_place<T: Real, const N: usize>(
     for (i, &src) in perm.iter().enumerate() {
         b[i] = rhs[src];
     }
-    // Forward substitution with the unit lower triangle.
-    for i in 0..N {
-        let mut s = b[i];
-        for j in 0..i {
-            s -= lu[j][i] * b[j];
+    // Both substitutions column by column, along the storage: each finished unknown is
+    // taken from the rest at once, a loop without a carried sum that LLVM turns into
+    // vector instructions, where a row's dot product is one chain of dependent
+    // subtractions (a tenth of a stage step's time at 10 unknowns).
+    let b = b.as_mut_slice();
+    // Forward substitution with the unit lower triangle (each `bᵢ` loses its terms in
+    // the order of `j`, as a row's dot product would take them).
+    for (j, column) in lu.iter().enumerate() {
+        let (done, rest) = b.split_at_mut(j + 1);
+        let bj = done[j];
+        for (bi, &l) in rest.iter_mut().zip(&column[j + 1..]) {
+            *bi -= l * bj;
         }
-        b[i] = s;
     }
     // Back substitution with the upper triangle.
-    for i in (0..N).rev() {
-        let mut s = b[i];
-        for j in (i + 1)..N {
-            s -= lu[j][i] * b[j];
+    for (j, column) in lu.iter().enumerate().rev() {
+        let (rest, done) = b.split_at_mut(j);
+        done[0] /= column[j];
+        let bj = done[0];
+        for (bi, &u) in rest.iter_mut().zip(column) {
+            *bi -= u * bj;
         }
-        b[i] = s / lu[i][i];
     }
 }
 
