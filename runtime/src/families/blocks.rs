@@ -4,6 +4,8 @@
 //! column-stored Jacobian, over the kernel's structural nonzeros when `model!` gave
 //! them; and the blocks every family writes the same way: an equation's terms through a
 //! stage position, a Legendre transform's, and a stage force's in the rows it enters.
+use nalgebra::SVector;
+
 use crate::model::Real;
 
 /// What an assembly writes at the entries it visits.
@@ -34,6 +36,27 @@ pub(crate) struct Kernel<'a, T, const R: usize, const C: usize> {
 impl<'a, T, const R: usize, const C: usize> Kernel<'a, T, R, C> {
     pub fn new(values: &'a [[T; R]; C], pattern: Option<&'static [(u16, u16)]>) -> Self {
         Self { values, pattern }
+    }
+}
+
+impl<T: Real, const R: usize, const C: usize> Kernel<'_, T, R, C> {
+    /// `y += K x`, over the pattern (every entry without one).
+    pub fn add_times(&self, x: &SVector<T, C>, y: &mut SVector<T, R>) {
+        match self.pattern {
+            Some(pattern) => {
+                for &(r, c) in pattern {
+                    let (r, c) = (r as usize, c as usize);
+                    y[r] += self.values[c][r] * x[c];
+                }
+            }
+            None => {
+                for (column, &xc) in self.values.iter().zip(x.iter()) {
+                    for (yr, &value) in y.iter_mut().zip(column) {
+                        *yr += value * xc;
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -63,50 +63,62 @@ pub use super::stages::{equations, stage_system, step};
 /// Memory of a step of the family: Newton's workspace for the `N = S·D` stage
 /// velocities, the tableau, and the kernel buffers, every matrix in storage `K`.
 pub type PrkWorkspace<T, const S: usize, const D: usize, const N: usize, K> =
-    StageWorkspace<T, Buffers<T, D, K>, S, N, K>;
+    StageWorkspace<T, Buffers<T, S, D, K>, S, N, K>;
 
-/// The family's kernel buffers: `D₁₁L`, `D₁₂L`, `D₂₂L` of one stage.
+/// The family's kernel buffers: `D₁₁L`, `D₁₂L`, `D₂₂L` (and the forces' `F_q`, `F_v`)
+/// of every stage, from the last Jacobian assembled, and the stage velocities and
+/// forces of the last residual (the iterate of each that `next_state` continues).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Buffers<T: Real, const D: usize, K: Storage> {
-    hessians: Hessians<T, D, K>,
+pub struct Buffers<T: Real, const S: usize, const D: usize, K: Storage> {
+    hessians: [Hessians<T, D, K>; S],
+    /// Whether `hessians` were evaluated since the last `next_state`.
+    assembled: bool,
+    /// `(Vʲ, Wʲ)` of the last residual since the last `next_state`.
+    last: Option<StageForces<T, S, D>>,
 }
 
+/// The stage velocities `Vʲ` of an iterate and the stage forces `Wʲ` there.
+type StageForces<T, const S: usize, const D: usize> = ([SVector<T, D>; S], [SVector<T, D>; S]);
+
 /// Unknowns `X = (V¹, …, Vˢ)`: `N = S·D`.
-impl<T: Real, const D: usize, K: Storage> StageBuffers for Buffers<T, D, K> {
+impl<T: Real, const S: usize, const D: usize, K: Storage> StageBuffers for Buffers<T, S, D, K> {
     const PER_STAGE: usize = D;
     const AFTER_STAGES: usize = 0;
     fn zeros() -> Self {
         Self {
-            hessians: Hessians::zeros(),
+            hessians: core::array::from_fn(|_| Hessians::zeros()),
+            assembled: false,
+            last: None,
         }
     }
 }
 
-impl<T: Real, const D: usize, K: Storage> Buffers<T, D, K> {
+impl<T: Real, const S: usize, const D: usize, K: Storage> Buffers<T, S, D, K> {
     /// Stage `j`'s forces' derivatives at `(q, v)`, into the buffers (nothing without
     /// forces).
     #[inline(always)]
-    fn evaluate_forces<Mdl: PointKernels<T, D>, const S: usize>(
+    fn evaluate_forces<Mdl: PointKernels<T, D>>(
         &mut self,
         known: &Known<'_, T, Mdl, (), S, D>,
         j: usize,
         (q, v): (&SVector<T, D>, &SVector<T, D>),
     ) {
         let (t, u) = (known.stage_time(j), known.inputs());
-        self.hessians.evaluate_forces(known.model, (t, &u), (q, v));
+        self.hessians[j].evaluate_forces(known.model, (t, &u), (q, v));
     }
 
     /// Stage `j`'s terms of the Jacobian (module docs), from the buffers, added into
     /// every block they enter (or those entries zeroed).
     #[inline(always)]
-    fn add_stage<Mdl: PointKernels<T, D>, const S: usize, const N: usize>(
+    fn add_stage<Mdl: PointKernels<T, D>, const N: usize>(
         &self,
         known: &Known<'_, T, Mdl, (), S, D>,
         j: usize,
         out: &mut Assembly<'_, T, N>,
     ) {
         let (h, tab) = (known.h, known.tableau);
-        let [qq, qv, vv] = self.hessians.kernels::<Mdl>(Mdl::PATTERNS.map(|p| p.l_qq));
+        let hessians = &self.hessians[j];
+        let [qq, qv, vv] = hessians.kernels::<Mdl>(Mdl::PATTERNS.map(|p| p.l_qq));
         let stage: Stage<'_, T, D, 0, S> = Stage {
             j,
             a_j: &tab.a[j],
@@ -115,7 +127,7 @@ impl<T: Real, const D: usize, K: Storage> Buffers<T, D, K> {
             qv,
             vv,
             multiplier: None,
-            forcing: self.hessians.forcing::<Mdl>(),
+            forcing: hessians.forcing::<Mdl>(),
         };
         // Row block j: ∂D₂L(Qʲ, Vʲ)/∂Vˡ = h aⱼₗ D₂₁L(j) + δⱼₗ D₂₂L(j), D₂₁L = D₁₂Lᵀ.
         stage.legendre(out, j * D);
@@ -123,6 +135,45 @@ impl<T: Real, const D: usize, K: Storage> Buffers<T, D, K> {
         for i in 0..S {
             stage.force(out, i * D, tab.a_hat[i][j]);
         }
+    }
+}
+
+impl<T: Real, const S: usize, const D: usize, K: Storage> Buffers<T, S, D, K> {
+    /// The stage forces at the stage velocities `v` from `(Vʲ, Wʲ)` of the last
+    /// residual, to first order through the kernels of the last Jacobian:
+    ///
+    /// ```text
+    /// Wʲ(v) = Wʲ + (D₁₁L(j) + F_q(j)) δQʲ + (D₁₂L(j) + F_v(j)) δVʲ,
+    /// δVʲ = vʲ − Vʲ,   δQʲ = h Σₗ aⱼₗ δVˡ
+    /// ```
+    ///
+    /// `v` is Newton's last update from that residual (`δV`, at most the tolerance over
+    /// the Jacobian's scale), so the terms left out, `O(|δV| (|δV| + |V − X_J|))` with
+    /// `X_J` the Jacobian's iterate, are the size of the error the update itself leaves
+    /// in `v` (it is made with that Jacobian): round-off in a converged step. Five
+    /// evaluations of `D₁L` saved (a twentieth of a stage step at `s = 5` on the double
+    /// pendulum, `docs/performance.md`).
+    fn continued<Mdl: PointKernels<T, D>>(
+        &self,
+        known: &Known<'_, T, Mdl, (), S, D>,
+        (last_v, last_w): StageForces<T, S, D>,
+        v: &[SVector<T, D>; S],
+    ) -> [SVector<T, D>; S] {
+        let dv: [SVector<T, D>; S] = core::array::from_fn(|j| v[j] - last_v[j]);
+        let qq_pattern = Mdl::PATTERNS.map(|p| p.l_qq);
+        core::array::from_fn(|j| {
+            let dq = known.combine(&SVector::zeros(), &dv, &known.tableau.a[j]);
+            let hessians = &self.hessians[j];
+            let [qq, qv, _] = hessians.kernels::<Mdl>(qq_pattern);
+            let mut w = last_w[j];
+            qq.add_times(&dq, &mut w);
+            qv.add_times(&dv[j], &mut w);
+            if let Some([f_q, f_v]) = hessians.forcing::<Mdl>() {
+                f_q.add_times(&dq, &mut w);
+                f_v.add_times(&dv[j], &mut w);
+            }
+            w
+        })
     }
 }
 
@@ -136,7 +187,7 @@ fn stages<T: Real, Mdl, const S: usize, const D: usize, const N: usize>(
 }
 
 impl<T: Real, Mdl, K: Storage, const S: usize, const D: usize, const N: usize>
-    StageEquations<T, Mdl, S, D, N> for Buffers<T, D, K>
+    StageEquations<T, Mdl, S, D, N> for Buffers<T, S, D, K>
 where
     Mdl: PointKernels<T, D>,
 {
@@ -181,6 +232,7 @@ where
             let ri = known.legendre_minus_forces(l_v, &w, i);
             set_block(r, i * D, &ri);
         }
+        self.last = Some((v, w));
     }
 
     /// The stage Jacobian's terms (module docs), stage by stage: the kernels of stage
@@ -195,11 +247,12 @@ where
         let (q, v) = stages(known, x);
         for j in 0..S {
             if out.adds() {
-                self.hessians.evaluate(known.model, (&q[j], &v[j]), true);
+                self.hessians[j].evaluate(known.model, (&q[j], &v[j]), true);
                 self.evaluate_forces(known, j, (&q[j], &v[j]));
             }
             self.add_stage(known, j, &mut out);
         }
+        self.assembled |= out.adds();
     }
 
     /// One pass over the stages: stage `j`'s `D₁L`, `D₂L` and second derivatives in one
@@ -216,9 +269,7 @@ where
         let mut l_v = [SVector::zeros(); S];
         let mut w = [SVector::zeros(); S];
         for j in 0..S {
-            let (l_q, l_vj) = self
-                .hessians
-                .evaluate_with_first(known.model, (&q[j], &v[j]));
+            let (l_q, l_vj) = self.hessians[j].evaluate_with_first(known.model, (&q[j], &v[j]));
             self.evaluate_forces(known, j, (&q[j], &v[j]));
             // Stored before the blocks are added: the values the residual reads are then
             // computed where the second derivatives are (not moved past the
@@ -230,26 +281,35 @@ where
             let ri = known.legendre_minus_forces(l_v, &w, i);
             set_block(r, i * D, &ri);
         }
+        (self.assembled, self.last) = (true, Some((v, w)));
     }
 
     /// `q¹ = q⁰ + h Σⱼ bⱼ Vʲ`, `p¹ = p⁰ + h Σᵢ b̂ᵢ Wⁱ`, and `Vˢ` as the next step's guess.
+    ///
+    /// `Wʲ` at Newton's solution is continued from the last residual's, whose update
+    /// gave the solution, by the stage Jacobian's kernels (`Buffers::continued`): no
+    /// kernel is evaluated again. Without both (a caller that did not solve), the
+    /// kernels are evaluated at the solution.
     fn next_state(
         &mut self,
         known: &Known<'_, T, Mdl, (), S, D>,
         x: &SVector<T, N>,
     ) -> Result<PhaseState<T, D>, SolveError<T>> {
         let (h, tableau) = (known.h, known.tableau);
-        let (q, v) = stages(known, x);
+        let v = stage_velocities(x);
+        let w = match (self.last.take(), core::mem::take(&mut self.assembled)) {
+            (Some(last), true) => self.continued(known, last, &v),
+            _ => {
+                let q = known.stage_positions(&v);
+                core::array::from_fn(|j| known.lagrangian_force(j, &q[j], &v[j]))
+            }
+        };
         let (mut q1, mut p1) = (*known.q0, *known.p0);
         for j in 0..S {
             let b: T = nalgebra::convert(tableau.b[j]);
             let b_hat: T = nalgebra::convert(tableau.b_hat[j]);
             q1.axpy(h * b, &v[j], T::one());
-            p1.axpy(
-                h * b_hat,
-                &known.lagrangian_force(j, &q[j], &v[j]),
-                T::one(),
-            );
+            p1.axpy(h * b_hat, &w[j], T::one());
         }
         Ok(PhaseState {
             t: known.t0 + h,
