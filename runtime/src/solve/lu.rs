@@ -58,30 +58,48 @@ pub fn factor_in_place<T: Real, const N: usize>(
             }
             perm.swap(k, pivot_row);
         }
-        // Column-major elimination that skips the columns whose pivot-row entry is
-        // zero (the step Jacobians are sparse: a tenth to a third of the entries are
-        // nonzero), and updates each other column whole below the pivot, one loop
-        // without a branch that LLVM turns into vector instructions: testing each
-        // multiplier for zero as well cost more than the updates it saved (a third of
-        // the factorisation at 10 unknowns). A zero multiplier changes an entry by
-        // `∓0`, which leaves every nonzero value as it was.
+        // The multipliers (a large matrix's zeros skipped, as in `eliminate`).
         let pivot = a[k][k];
         for entry in a[k].iter_mut().skip(k + 1) {
-            *entry /= pivot;
-        }
-        let (left, right) = a.split_at_mut(k + 1);
-        let multipliers = &left[k][k + 1..];
-        for col in right.iter_mut() {
-            let u = col[k];
-            if u == T::zero() {
-                continue;
+            if N <= 32 || *entry != T::zero() {
+                *entry /= pivot;
             }
-            for (entry, &l) in col[k + 1..].iter_mut().zip(multipliers) {
+        }
+        eliminate(a, k);
+    }
+    Ok(())
+}
+
+/// Subtracts `l u` from every column right of pivot `k` (`u` the column's entry in row
+/// `k`, `l` the multipliers below the pivot), skipping the columns whose `u` is zero.
+/// In a small matrix (`N ≤ 32`: the dense Jacobian of a few stages) each column is
+/// updated whole below the pivot, one loop without a branch that LLVM turns into vector
+/// instructions (a zero multiplier changes an entry by `∓0`, which leaves every nonzero
+/// value as it was); in a larger one, whose Jacobians are sparse (many bodies: a tenth
+/// to a third of the entries nonzero), only the rows with a nonzero multiplier, which are
+/// found by a second scan instead of being listed in an `[usize; N]`, which would put
+/// another `N`-sized array on the stack. Both ways give the same nonzero factors.
+fn eliminate<T: Real, const N: usize>(a: &mut [[T; N]; N], k: usize) {
+    let (left, right) = a.split_at_mut(k + 1);
+    let multipliers = &left[k][k + 1..];
+    for col in right.iter_mut() {
+        let u = col[k];
+        if u == T::zero() {
+            continue;
+        }
+        let below = &mut col[k + 1..];
+        if N <= 32 {
+            for (entry, &l) in below.iter_mut().zip(multipliers) {
                 *entry -= l * u;
+            }
+        } else {
+            for (entry, &l) in below.iter_mut().zip(multipliers) {
+                if l != T::zero() {
+                    *entry -= l * u;
+                }
             }
         }
     }
-    Ok(())
 }
 
 /// Overwrites `b` with the solution `x` of `A x = b`, given the factors of
