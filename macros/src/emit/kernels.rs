@@ -205,8 +205,7 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
                 v: &#vec,
                 out: [&mut [[T; #dl]; #dl]; 3],
             ) -> (#vec, #vec) {
-                // By value: each coordinate one value, whose `sin` and `cos` pair up.
-                let (q, v) = (q.data.0[0], v.data.0[0]);
+                let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #derivatives
             }
             #[inline]

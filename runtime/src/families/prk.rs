@@ -23,8 +23,16 @@
 //!           − h Σⱼ âᵢⱼ (h aⱼₗ (D₁₁L(j) + F_q(j)) + δⱼₗ (D₁₂L(j) + F_v(j)))
 //! ```
 //!
-//! assembled stage by stage: the kernels of stage `j` are evaluated once, into three
-//! `D × D` buffers of the workspace, and scattered into every block they enter.
+//! assembled stage by stage: the kernels of stage `j` are evaluated once, into stage
+//! `j`'s `D × D` buffers of the workspace, and scattered into every block they enter.
+//! With a residual at the same iterate (Newton's iterations with a fresh Jacobian) it is
+//! one pass over the stages, each stage's kernels from one emitted call
+//! ([`PointKernels::derivatives`]).
+//!
+//! The new momentum `p¹` takes the stage forces `Wʲ` of Newton's last residual,
+//! continued to the solution through those buffers (`Buffers::continued`): no kernel is
+//! evaluated at the solution, and the terms left out are the size of the error Newton's
+//! last update leaves (round-off, `tests/stages/prk.rs`).
 //!
 //! Its pattern is the kernels' patterns placed by the tableau's structural zeros
 //! (`a₁ₗ = 0` in IIIA, `âᵢₛ = 0` in IIIB), which `model!` knows for each declared stage
@@ -66,8 +74,9 @@ pub type PrkWorkspace<T, const S: usize, const D: usize, const N: usize, K> =
     StageWorkspace<T, Buffers<T, S, D, K>, S, N, K>;
 
 /// The family's kernel buffers: `D₁₁L`, `D₁₂L`, `D₂₂L` (and the forces' `F_q`, `F_v`)
-/// of every stage, from the last Jacobian assembled, and the stage velocities and
-/// forces of the last residual (the iterate of each that `next_state` continues).
+/// of every stage, from the last Jacobian assembled (`5·S` matrices of `D × D` in
+/// storage `K`), and the stage velocities and forces of the last residual: the iterates
+/// `next_state` continues from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Buffers<T: Real, const S: usize, const D: usize, K: Storage> {
     hessians: [Hessians<T, D, K>; S],
@@ -136,9 +145,7 @@ impl<T: Real, const S: usize, const D: usize, K: Storage> Buffers<T, S, D, K> {
             stage.force(out, i * D, tab.a_hat[i][j]);
         }
     }
-}
 
-impl<T: Real, const S: usize, const D: usize, K: Storage> Buffers<T, S, D, K> {
     /// The stage forces at the stage velocities `v` from `(Vʲ, Wʲ)` of the last
     /// residual, to first order through the kernels of the last Jacobian:
     ///

@@ -149,9 +149,10 @@ pub type KnownOf<
 /// being this module's.
 ///
 /// Each method's floating-point operations are the family's own: the skeleton calls
-/// them in a fixed order (per Newton iteration: `residual`; for a fresh Jacobian, with
-/// a plan, `assemble` zeroing then adding, without one the whole matrix zeroed then
-/// `assemble` adding) and does no arithmetic of its own.
+/// them in a fixed order (per Newton iteration: `residual`; for a fresh Jacobian
+/// instead, with a plan, `assemble` zeroing then `residual_and_assemble`, without one the
+/// whole matrix zeroed then `residual_and_assemble`; `next_state` after the solve) and
+/// does no arithmetic of its own.
 pub trait StageEquations<
     T: Real,
     Mdl,
