@@ -97,9 +97,9 @@ fn rows_body(model: &Model, entries: &[Vec<Id>]) -> TokenStream {
     }
 }
 
-/// `impl PointKernels<T, D>`: `l_q`, `l_v`, `l_qq`, `l_qv`, `l_vv`, and for a model
-/// with a `forces` block `FORCED`, `f`, `f_q` and `f_v` (the block's time variable the
-/// argument `time`), which the stage families add to their stage forces.
+/// `impl PointKernels<T, D>`: `l_q`, `l_v`, `l_qq`, `l_qv`, `l_vv`, the fused
+/// `l_q_and_l_v` and `derivatives`, and for a model with a `forces` block
+/// ([`forced_kernels`]) `FORCED`, `f`, `f_q`, `f_v` and `f_u`.
 pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream {
     let p = private();
     let d = model.dim();
@@ -139,35 +139,7 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
     };
     let vec = quote!(#p::SVector<T, #dl>);
     let (qvec, storage) = storage_tokens(model);
-    let ul = lit(uv.len());
-    let forced = forces.map(|(f, f_q, f_v, f_u)| {
-        let f = vector(model, &f);
-        let (f_q, f_v) = (columns_body(model, &f_q), columns_body(model, &f_v));
-        let f_u = rows_body(model, &f_u);
-        quote! {
-            const FORCED: bool = true;
-            #[inline]
-            fn f(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul]) -> #vec {
-                let (q, v) = (&q.data.0[0], &v.data.0[0]);
-                #f
-            }
-            #[inline]
-            fn f_q(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul], out: &mut [[T; #dl]; #dl]) {
-                let (q, v) = (&q.data.0[0], &v.data.0[0]);
-                #f_q
-            }
-            #[inline]
-            fn f_v(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul], out: &mut [[T; #dl]; #dl]) {
-                let (q, v) = (&q.data.0[0], &v.data.0[0]);
-                #f_v
-            }
-            #[inline]
-            fn f_u(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul], out: &mut [[T; #ul]; #dl]) {
-                let (q, v) = (&q.data.0[0], &v.data.0[0]);
-                #f_u
-            }
-        }
-    });
+    let forced = forces.map(|forces| forced_kernels(model, forces, uv.len()));
     let (l_qq, l_qv, l_vv) = (
         columns_body(model, &l_qq),
         columns_body(model, &l_qv),
@@ -223,6 +195,49 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
                 let (q, v) = (&q.data.0[0], &v.data.0[0]);
                 #l_vv
             }
+        }
+    }
+}
+
+/// A `forces` block's `F` and its derivatives `F_q`, `F_v`, `F_u` (rows of `F`).
+type Forces = (Vec<Id>, Vec<Vec<Id>>, Vec<Vec<Id>>, Vec<Vec<Id>>);
+
+/// The forces' items of `impl PointKernels<T, D>` for a model with a `forces` block:
+/// `FORCED`, `f`, `f_q`, `f_v` and `f_u` (the block's time variable the argument
+/// `time`), which the stage families add to their stage forces.
+fn forced_kernels(model: &Model, (f, f_q, f_v, f_u): Forces, inputs: usize) -> TokenStream {
+    let p = private();
+    let (d, ul) = (model.dim(), lit(inputs));
+    let dl = lit(d);
+    let vec = quote!(#p::SVector<T, #dl>);
+    let f = {
+        let (stmts, values) = block(model, &f);
+        let value = svector(d, &values);
+        quote!(#stmts #value)
+    };
+    let (f_q, f_v) = (columns_body(model, &f_q), columns_body(model, &f_v));
+    let f_u = rows_body(model, &f_u);
+    quote! {
+        const FORCED: bool = true;
+        #[inline]
+        fn f(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul]) -> #vec {
+            let (q, v) = (&q.data.0[0], &v.data.0[0]);
+            #f
+        }
+        #[inline]
+        fn f_q(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul], out: &mut [[T; #dl]; #dl]) {
+            let (q, v) = (&q.data.0[0], &v.data.0[0]);
+            #f_q
+        }
+        #[inline]
+        fn f_v(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul], out: &mut [[T; #dl]; #dl]) {
+            let (q, v) = (&q.data.0[0], &v.data.0[0]);
+            #f_v
+        }
+        #[inline]
+        fn f_u(&self, time: T, q: &#vec, v: &#vec, u: &[T; #ul], out: &mut [[T; #ul]; #dl]) {
+            let (q, v) = (&q.data.0[0], &v.data.0[0]);
+            #f_u
         }
     }
 }
