@@ -49,6 +49,40 @@ pub trait PointKernels<T: Real, const D: usize, const Q: usize = D>:
         self.l_vv(q, v, vv);
         self.l_q_and_l_v(q, v)
     }
+    /// The number of anchors [`derivatives_anchored`](Self::derivatives_anchored)
+    /// writes and [`l_q_and_l_v_near`](Self::l_q_and_l_v_near) reads: one per argument
+    /// `x` of a `sin` or `cos` in `D₁L` and `D₂L` (`model!` counts them), 0 by default.
+    const ANCHORS: usize = 0;
+    /// [`derivatives`](Self::derivatives), and for each argument `x` of a `sin` or `cos`
+    /// in `D₁L`, `D₂L` the anchor `[x, sin x, cos x]` in `anchors` (in an order of the
+    /// model's own; nothing is written if `anchors` holds fewer than
+    /// [`ANCHORS`](Self::ANCHORS)). By default `derivatives`.
+    fn derivatives_anchored(
+        &self,
+        q: &SVector<T, Q>,
+        v: &SVector<T, D>,
+        out: [&mut [[T; D]; D]; 3],
+        anchors: &mut [[T; 3]],
+    ) -> (SVector<T, D>, SVector<T, D>) {
+        let _ = anchors;
+        self.derivatives(q, v, out)
+    }
+    /// [`l_q_and_l_v`](Self::l_q_and_l_v) near a point whose `anchors`
+    /// [`derivatives_anchored`](Self::derivatives_anchored) wrote: each `sin x`, `cos x`
+    /// continued from its anchor by the angle-addition formulas where `x` moved by at
+    /// most `2⁻¹⁰` (see `__private::sin_cos_near`), evaluated where it moved further.
+    /// A stage's second residual sits about `1e-8` from its first: its trigonometric
+    /// calls become a few multiplications. Equal to `l_q_and_l_v` to a few units in the
+    /// last place; by default `l_q_and_l_v`.
+    fn l_q_and_l_v_near(
+        &self,
+        q: &SVector<T, Q>,
+        v: &SVector<T, D>,
+        anchors: &[[T; 3]],
+    ) -> (SVector<T, D>, SVector<T, D>) {
+        let _ = anchors;
+        self.l_q_and_l_v(q, v)
+    }
     /// `D₁₁L`: `out[j][i] = ∂²L/∂qᵢ∂qⱼ`.
     fn l_qq(&self, q: &SVector<T, Q>, v: &SVector<T, D>, out: &mut [[T; D]; D]);
     /// `D₁₂L`: `out[j][i] = ∂²L/∂qᵢ∂vⱼ`, the derivative of `D₁L` with respect to `v`

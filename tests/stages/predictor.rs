@@ -160,11 +160,71 @@ fn a_residual_made_with_a_fresh_jacobian_is_the_residual_alone_bit_for_bit() {
         jacobian,
         ..NewtonOptions::default()
     };
-    let mut fused = integrator(0.01).with_options(once(JacobianUpdate::EveryIteration));
-    let mut alone = integrator(0.01).with_options(once(JacobianUpdate::Chord));
+    // Fresh integrators at each state: a residual near the last Jacobian's point
+    // continues its `sin` and `cos` (`l_q_and_l_v_near`, tested below), equal to a few
+    // units in the last place, not bit for bit.
+    let mut state = *integrator(0.01).state();
     for _ in 0..20 {
+        let mut fused = integrator(0.01).with_options(once(JacobianUpdate::EveryIteration));
+        let mut alone = integrator(0.01).with_options(once(JacobianUpdate::Chord));
+        fused.set_state(state);
+        alone.set_state(state);
         let (a, b) = (fused.step().unwrap(), alone.step().unwrap());
         assert_eq!(a.iterations, 1);
         assert_eq!((fused.state(), a.residual), (alone.state(), b.residual));
+        state = *fused.state();
     }
+}
+
+/// `derivatives_anchored` is `derivatives`, and anchors `[x, sin x, cos x]`; from them
+/// `l_q_and_l_v_near` is `l_q_and_l_v` to a few units in the last place near the point
+/// (a Newton iterate moves a stage by about 1e-8), and bit for bit where a coordinate
+/// moved further than `2⁻¹⁰` (evaluated, not continued).
+#[test]
+fn the_anchored_kernels_continue_sin_and_cos_to_round_off() {
+    let model = AnglePendulum::<f64>::new();
+    // `sin` and `cos` of the two angles and their difference, in the model's order.
+    assert_eq!(<AnglePendulum<f64> as PointKernels<f64, 2>>::ANCHORS, 3);
+    assert_eq!(<FreeBodySo3<f64> as PointKernels<f64, 3, 4>>::ANCHORS, 0);
+    let mut largest = 0.0_f64;
+    for k in 0..20 {
+        let s = f64::from(k);
+        let q = SVector::from([0.37 * s - 3.0, 1.3 - 0.21 * s]);
+        let v = SVector::from([(0.5 * s).sin() * 4.0, 2.0 - 0.3 * s]);
+        let ([mut a, mut b, mut c], mut d) = ([[[0.0; 2]; 2]; 3], [[[0.0; 2]; 2]; 3]);
+        let mut anchors = [[f64::NAN; 3]; 4];
+        let [e, f, g] = &mut d;
+        let plain = model.derivatives(&q, &v, [&mut a, &mut b, &mut c]);
+        assert_eq!(
+            model.derivatives_anchored(&q, &v, [e, f, g], &mut anchors),
+            plain
+        );
+        assert_eq!(d, [a, b, c]);
+        for [x, sin, cos] in &anchors[..3] {
+            assert_eq!((*sin, *cos), x.sin_cos());
+        }
+        assert!(
+            anchors[3][0].is_nan(),
+            "three anchors written, the fourth left"
+        );
+        let direction = SVector::from([0.6, -0.8]);
+        for step in [0.0, 1e-14, 1e-8, 1e-5, 9e-4] {
+            let (q, v) = (q + direction * step, v + direction * step);
+            let (near, direct) = (
+                model.l_q_and_l_v_near(&q, &v, &anchors),
+                model.l_q_and_l_v(&q, &v),
+            );
+            let scale = 1.0 + direct.0.amax().max(direct.1.amax());
+            let gap = (near.0 - direct.0).amax().max((near.1 - direct.1).amax()) / scale;
+            largest = largest.max(gap);
+        }
+        let far = q + direction * 2e-3;
+        let direct = model.l_q_and_l_v(&far, &v);
+        assert_eq!(model.l_q_and_l_v_near(&far, &v, &anchors), direct);
+        // Too few anchors: evaluated.
+        assert_eq!(model.l_q_and_l_v_near(&far, &v, &anchors[..2]), direct);
+    }
+    // Measured: 3.4e-16 relative to the kernels' scale, 1.5 ε.
+    assert!(largest <= 4.0 * f64::EPSILON, "{largest:e}");
+    assert!(largest > 0.0, "continued, not evaluated");
 }

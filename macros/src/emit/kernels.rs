@@ -11,8 +11,8 @@ use super::stage_patterns::{
 use super::tokens::{block, lit, private, svector, var_expr};
 use crate::ir::{Model, Role};
 use crate::quantities::Quantities;
-use crate::sym::emit::emit_sunk;
-use crate::sym::{Id, VarId};
+use crate::sym::emit::{emit_sunk, emit_with_funcs};
+use crate::sym::{Func, Graph, Id, Node, VarId};
 
 /// Statements writing the `rows × cols` matrix `entries[r][c]` into column storage
 /// `out` (`out[c][r]`): zero everything, then the structurally nonzero entries.
@@ -45,6 +45,7 @@ fn derivatives_body(
     model: &Model,
     (l_q, l_v): (&[Id], &[Id]),
     second: [&[Vec<Id>]; 3],
+    anchors: &[[Id; 3]],
 ) -> TokenStream {
     let p = private();
     let d = l_q.len();
@@ -61,12 +62,21 @@ fn derivatives_body(
             }
         }
     }
-    let store = |k: usize, value: &TokenStream| match k.checked_sub(2 * d) {
-        None => TokenStream::new(),
-        Some(k) => {
-            let (m, r, c) = places[k];
-            let (m, r, c) = (lit(m), lit(r), lit(c));
-            quote!(out[#m][#c][#r] = #value;)
+    // Then `[x, sin x, cos x]` of each anchor, into `anchors`.
+    let first_anchor = ids.len();
+    ids.extend(anchors.iter().flatten());
+    let store = |k: usize, value: &TokenStream| {
+        if let Some(a) = k.checked_sub(first_anchor) {
+            let (i, m) = (lit(a / 3), lit(a % 3));
+            return quote!(anchors[#i][#m] = #value;);
+        }
+        match k.checked_sub(2 * d) {
+            None => TokenStream::new(),
+            Some(k) => {
+                let (m, r, c) = places[k];
+                let (m, r, c) = (lit(m), lit(r), lit(c));
+                quote!(out[#m][#c][#r] = #value;)
+            }
         }
     };
     let b = emit_sunk(&model.graph, &ids, &|v| var_expr(model, v), &p, &store);
@@ -79,6 +89,92 @@ fn derivatives_body(
         }
         #stmts
         (#first, #second)
+    }
+}
+
+/// The arguments of every `sin` and `cos` that `outputs` read, each once, in the order
+/// a walk from the outputs meets them: the anchors of
+/// `PointKernels::derivatives_anchored`.
+fn trigonometric_arguments(g: &Graph, outputs: &[Id]) -> Vec<Id> {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<Id> = outputs.to_vec();
+    let mut arguments = Vec::new();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let node = g.node(id);
+        if let Node::Func(Func::Sin | Func::Cos, x) = node {
+            if !arguments.contains(&x) {
+                arguments.push(x);
+            }
+        }
+        stack.extend(node.children());
+    }
+    arguments
+}
+
+/// The items `ANCHORS`, `derivatives_anchored` and `l_q_and_l_v_near` of a model whose
+/// `D₁L`, `D₂L` read `sin` or `cos` (nothing for one that does not: the defaults).
+fn anchored_kernels(
+    model: &mut Model,
+    (l_q, l_v): (&[Id], &[Id]),
+    second: [&[Vec<Id>]; 3],
+    (qvec, vec): (&TokenStream, &TokenStream),
+) -> TokenStream {
+    let first: Vec<Id> = [l_q, l_v].concat();
+    let arguments = trigonometric_arguments(&model.graph, &first);
+    if arguments.is_empty() {
+        return TokenStream::new();
+    }
+    let anchors: Vec<[Id; 3]> = arguments
+        .iter()
+        .map(|&x| {
+            let sin = model.graph.func(Func::Sin, x);
+            [x, sin, model.graph.func(Func::Cos, x)]
+        })
+        .collect();
+    let model = &*model;
+    let p = private();
+    let dl = lit(l_q.len());
+    let count = lit(anchors.len());
+    let derivatives = derivatives_body(model, (l_q, l_v), second, &anchors);
+    let near = |f: Func, x: Id, operand: &TokenStream| {
+        let i = lit(arguments.iter().position(|&a| a == x)?);
+        match f {
+            Func::Sin => Some(quote!(#p::sin_cos_near(#operand, anchors[#i]).0)),
+            Func::Cos => Some(quote!(#p::sin_cos_near(#operand, anchors[#i]).1)),
+            _ => None,
+        }
+    };
+    let b = emit_with_funcs(&model.graph, &first, &|v| var_expr(model, v), &p, &near);
+    let (stmts, d) = (b.stmts, l_q.len());
+    let (l_q, l_v) = (svector(d, &b.values[..d]), svector(d, &b.values[d..]));
+    quote! {
+        const ANCHORS: usize = #count;
+        #[inline]
+        fn derivatives_anchored(
+            &self,
+            q: &#qvec,
+            v: &#vec,
+            out: [&mut [[T; #dl]; #dl]; 3],
+            anchors: &mut [[T; 3]],
+        ) -> (#vec, #vec) {
+            let ::core::option::Option::Some(anchors) = anchors.first_chunk_mut::<#count>() else {
+                return self.derivatives(q, v, out);
+            };
+            let (q, v) = (&q.data.0[0], &v.data.0[0]);
+            #derivatives
+        }
+        #[inline]
+        fn l_q_and_l_v_near(&self, q: &#qvec, v: &#vec, anchors: &[[T; 3]]) -> (#vec, #vec) {
+            let ::core::option::Option::Some(anchors) = anchors.first_chunk::<#count>() else {
+                return self.l_q_and_l_v(q, v);
+            };
+            let (q, v) = (&q.data.0[0], &v.data.0[0]);
+            #stmts
+            (#l_q, #l_v)
+        }
     }
 }
 
@@ -129,7 +225,7 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
         let (first, second) = (svector(d, first), svector(d, second));
         quote!(#stmts (#first, #second))
     };
-    let derivatives = derivatives_body(model, (l_q, l_v), [&l_qq, &l_qv, &l_vv]);
+    let derivatives = derivatives_body(model, (l_q, l_v), [&l_qq, &l_qv, &l_vv], &[]);
     let (l_q, l_v) = (vector(model, l_q), vector(model, l_v));
     let pattern = |entries: &[Vec<Id>]| pattern_tokens(&matrix_pattern(model, entries));
     let (qq, qv, vv) = (pattern(&l_qq), pattern(&l_qv), pattern(&l_vv));
@@ -139,6 +235,12 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
     };
     let vec = quote!(#p::SVector<T, #dl>);
     let (qvec, storage) = storage_tokens(model);
+    let anchored = anchored_kernels(
+        model,
+        (&quantities.dl_dq, &quantities.dl_dv),
+        [&l_qq, &l_qv, &l_vv],
+        (&qvec, &vec),
+    );
     let forced = forces.map(|forces| forced_kernels(model, forces, uv.len()));
     let (l_qq, l_qv, l_vv) = (
         columns_body(model, &l_qq),
@@ -154,6 +256,7 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
                     l_qq: #qq, l_qv: #qv, l_vv: #vv, f_q: #f_q_pattern, f_v: #f_v_pattern,
                 });
             #forced
+            #anchored
 
             #[inline]
             fn l_q(&self, q: &#qvec, v: &#vec) -> #vec {

@@ -60,6 +60,24 @@ pub fn emit_sunk(
     blocks.swap_remove(0)
 }
 
+/// The right-hand side for an elementary function `f` of the operand `id` (named by
+/// the tokens given), or `None` for the method call `x.f()`.
+pub type Funcs<'a> = &'a dyn Fn(Func, Id, &TokenStream) -> Option<TokenStream>;
+
+/// As [`emit`], with the elementary functions `funcs` computes in its own way (a kernel
+/// that continues `sin` and `cos` from anchors) and the rest as method calls.
+pub fn emit_with_funcs(
+    g: &Graph,
+    outputs: &[Id],
+    var: &dyn Fn(VarId) -> TokenStream,
+    private: &TokenStream,
+    funcs: Funcs,
+) -> Block {
+    let no_store: Sink = &|_, _| TokenStream::new();
+    let mut blocks = emit_blocks(g, outputs, (var, private), &[no_store], funcs);
+    blocks.swap_remove(0)
+}
+
 /// As [`emit_sunk`], once for each of `sinks`: the blocks differ only in their stores,
 /// and the statements computing the values are built once (a writer that stores its
 /// Jacobian in two layouts walks its graph once).
@@ -69,6 +87,17 @@ pub fn emit_sunk_each(
     var: &dyn Fn(VarId) -> TokenStream,
     private: &TokenStream,
     sinks: &[Sink],
+) -> Vec<Block> {
+    emit_blocks(g, outputs, (var, private), sinks, &|_, _, _| None)
+}
+
+/// [`emit_sunk_each`] with the elementary functions of `funcs`.
+fn emit_blocks(
+    g: &Graph,
+    outputs: &[Id],
+    (var, private): (&dyn Fn(VarId) -> TokenStream, &TokenStream),
+    sinks: &[Sink],
+    funcs: Funcs,
 ) -> Vec<Block> {
     // Slots for operations only, in the order they are computed; variables and
     // constants are operands in place. (A node's operands have lower ids.)
@@ -124,7 +153,11 @@ pub fn emit_sunk_each(
     }
     for &i in &order {
         let id = Id(i as u32);
-        let rhs = operation(g, id, &operand, private);
+        let rhs = match g.node(id) {
+            Node::Func(f, a) => funcs(f, a, &operand(a)),
+            _ => None,
+        }
+        .unwrap_or_else(|| operation(g, id, &operand, private));
         let t = temporary(slot[i]);
         let statement = quote!(#t = #rhs;);
         for stmts in &mut stmts {

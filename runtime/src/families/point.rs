@@ -24,6 +24,11 @@ pub(crate) struct Hessians<T: Real, const D: usize, K: Storage> {
     vv: K::Matrix<T, D>,
     f_q: K::Matrix<T, D>,
     f_v: K::Matrix<T, D>,
+    /// `[x, sin x, cos x]` of the model's trigonometric arguments at the point of the
+    /// last [`evaluate_with_first`](Self::evaluate_with_first), room for `2 D` of them
+    /// ([`PointKernels::derivatives_anchored`]), and whether they were written.
+    anchors: [[[T; 3]; D]; 2],
+    anchored: bool,
 }
 
 impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
@@ -34,6 +39,8 @@ impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
             vv: K::zeros(),
             f_q: K::zeros(),
             f_v: K::zeros(),
+            anchors: [[[T::zero(); 3]; D]; 2],
+            anchored: false,
         }
     }
 
@@ -78,7 +85,9 @@ impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
     }
 
     /// `(D₁L, D₂L)` at `(q, v)`, and `D₁₁L`, `D₁₂L`, `D₂₂L` into the buffers, in one
-    /// call ([`PointKernels::derivatives`]).
+    /// call ([`PointKernels::derivatives_anchored`]), which also anchors the point's
+    /// `sin` and `cos` for [`first_near`](Self::first_near) (a model with at most `2 D`
+    /// trigonometric arguments).
     pub fn evaluate_with_first<Mdl: PointKernels<T, D>>(
         &mut self,
         model: &Mdl,
@@ -89,7 +98,25 @@ impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
             self.qv.borrow_mut(),
             self.vv.borrow_mut(),
         ];
-        model.derivatives(q, v, buffers)
+        let anchors = self.anchors.as_flattened_mut();
+        self.anchored = Mdl::ANCHORS > 0 && Mdl::ANCHORS <= anchors.len();
+        model.derivatives_anchored(q, v, buffers, anchors)
+    }
+
+    /// `(D₁L, D₂L)` at `(q, v)`: their `sin` and `cos` continued from the anchors of
+    /// the last [`evaluate_with_first`](Self::evaluate_with_first) where it wrote them
+    /// ([`PointKernels::l_q_and_l_v_near`], for a point near that one, as a Newton
+    /// iterate is near the last), evaluated otherwise.
+    pub fn first_near<Mdl: PointKernels<T, D>>(
+        &self,
+        model: &Mdl,
+        (q, v): (&SVector<T, D>, &SVector<T, D>),
+    ) -> (SVector<T, D>, SVector<T, D>) {
+        if self.anchored {
+            model.l_q_and_l_v_near(q, v, self.anchors.as_flattened())
+        } else {
+            model.l_q_and_l_v(q, v)
+        }
     }
 
     /// The three as kernels: the first over `qq` (`D₁₁L`'s or `K_qq`'s pattern), the

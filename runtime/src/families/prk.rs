@@ -228,10 +228,11 @@ where
     ) {
         let model = known.model;
         let (q, v) = stages(known, x);
-        // Both kernels of a stage in one call ([`PointKernels::l_q_and_l_v`]).
+        // Both kernels of a stage in one call ([`PointKernels::l_q_and_l_v`]), near the
+        // last Jacobian's point ([`PointKernels::l_q_and_l_v_near`]).
         let mut l_v = [SVector::zeros(); S];
         let w: [SVector<T, D>; S] = core::array::from_fn(|j| {
-            let (l_q, l_vj) = model.l_q_and_l_v(&q[j], &v[j]);
+            let (l_q, l_vj) = self.hessians[j].first_near(model, (&q[j], &v[j]));
             l_v[j] = l_vj;
             known.with_forces(j, (&q[j], &v[j]), l_q)
         });
