@@ -67,6 +67,21 @@ pub trait PointKernels<T: Real, const D: usize, const Q: usize = D>:
         let _ = anchors;
         self.derivatives(q, v, out)
     }
+    /// [`derivatives`](Self::derivatives) near a point whose `anchors`
+    /// [`derivatives_anchored`](Self::derivatives_anchored) wrote, its `sin` and `cos`
+    /// continued from them as [`l_q_and_l_v_near`](Self::l_q_and_l_v_near) does (a
+    /// step's first stage, at the point where the last step's last stage was). By
+    /// default `derivatives`.
+    fn derivatives_near(
+        &self,
+        q: &SVector<T, Q>,
+        v: &SVector<T, D>,
+        out: [&mut [[T; D]; D]; 3],
+        anchors: &[[T; 3]],
+    ) -> (SVector<T, D>, SVector<T, D>) {
+        let _ = anchors;
+        self.derivatives(q, v, out)
+    }
     /// [`l_q_and_l_v`](Self::l_q_and_l_v) near a point whose `anchors`
     /// [`derivatives_anchored`](Self::derivatives_anchored) wrote: each `sin x`, `cos x`
     /// continued from its anchor by the angle-addition formulas where `x` moved by at

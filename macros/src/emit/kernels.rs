@@ -45,7 +45,7 @@ fn derivatives_body(
     model: &Model,
     (l_q, l_v): (&[Id], &[Id]),
     second: [&[Vec<Id>]; 3],
-    anchors: &[[Id; 3]],
+    anchoring: Anchoring,
 ) -> TokenStream {
     let p = private();
     let d = l_q.len();
@@ -62,9 +62,11 @@ fn derivatives_body(
             }
         }
     }
-    // Then `[x, sin x, cos x]` of each anchor, into `anchors`.
+    // Then, to anchor, `[x, sin x, cos x]` of each argument, into `anchors`.
     let first_anchor = ids.len();
-    ids.extend(anchors.iter().flatten());
+    if let Anchoring::Write(anchors) = anchoring {
+        ids.extend(anchors.iter().flatten());
+    }
     let store = |k: usize, value: &TokenStream| {
         if let Some(a) = k.checked_sub(first_anchor) {
             let (i, m) = (lit(a / 3), lit(a % 3));
@@ -79,7 +81,13 @@ fn derivatives_body(
             }
         }
     };
-    let b = emit_sunk(&model.graph, &ids, &|v| var_expr(model, v), &p, &store);
+    let arguments = match anchoring {
+        Anchoring::Read(arguments) => arguments,
+        _ => &[],
+    };
+    let near = near_funcs(arguments);
+    let var = |v| var_expr(model, v);
+    let b = emit_with_funcs(&model.graph, &ids, (&var, &p), &store, &near);
     let stmts = b.stmts;
     let (first, second) = (svector(d, &b.values[..d]), svector(d, &b.values[d..2 * d]));
     quote! {
@@ -89,6 +97,32 @@ fn derivatives_body(
         }
         #stmts
         (#first, #second)
+    }
+}
+
+/// What a kernel does with the anchors of its `sin` and `cos`
+/// (`PointKernels::derivatives_anchored`).
+#[derive(Clone, Copy)]
+enum Anchoring<'a> {
+    /// Evaluates them.
+    None,
+    /// Evaluates them and writes `[x, sin x, cos x]` of each argument.
+    Write(&'a [[Id; 3]]),
+    /// Continues them from the anchors of these arguments (`sin_cos_near`).
+    Read(&'a [Id]),
+}
+
+/// `sin x` and `cos x` of the anchored `arguments` continued from `anchors[i]`
+/// (`__private::sin_cos_near`), every other function evaluated.
+fn near_funcs(arguments: &[Id]) -> impl Fn(Func, Id, &TokenStream) -> Option<TokenStream> + '_ {
+    let p = private();
+    move |f: Func, x: Id, operand: &TokenStream| {
+        let i = lit(arguments.iter().position(|&a| a == x)?);
+        match f {
+            Func::Sin => Some(quote!(#p::sin_cos_near(#operand, anchors[#i]).0)),
+            Func::Cos => Some(quote!(#p::sin_cos_near(#operand, anchors[#i]).1)),
+            _ => None,
+        }
     }
 }
 
@@ -114,8 +148,9 @@ fn trigonometric_arguments(g: &Graph, outputs: &[Id]) -> Vec<Id> {
     arguments
 }
 
-/// The items `ANCHORS`, `derivatives_anchored` and `l_q_and_l_v_near` of a model whose
-/// `D₁L`, `D₂L` read `sin` or `cos` (nothing for one that does not: the defaults).
+/// The items `ANCHORS`, `derivatives_anchored`, `derivatives_near` and
+/// `l_q_and_l_v_near` of a model whose `D₁L`, `D₂L` read `sin` or `cos` (nothing for
+/// one that does not: the defaults).
 fn anchored_kernels(
     model: &mut Model,
     (l_q, l_v): (&[Id], &[Id]),
@@ -138,16 +173,14 @@ fn anchored_kernels(
     let p = private();
     let dl = lit(l_q.len());
     let count = lit(anchors.len());
-    let derivatives = derivatives_body(model, (l_q, l_v), second, &anchors);
-    let near = |f: Func, x: Id, operand: &TokenStream| {
-        let i = lit(arguments.iter().position(|&a| a == x)?);
-        match f {
-            Func::Sin => Some(quote!(#p::sin_cos_near(#operand, anchors[#i]).0)),
-            Func::Cos => Some(quote!(#p::sin_cos_near(#operand, anchors[#i]).1)),
-            _ => None,
-        }
-    };
-    let b = emit_with_funcs(&model.graph, &first, &|v| var_expr(model, v), &p, &near);
+    let anchored = derivatives_body(model, (l_q, l_v), second, Anchoring::Write(&anchors));
+    let continued = derivatives_body(model, (l_q, l_v), second, Anchoring::Read(&arguments));
+    let (var, none) = (
+        |v| var_expr(model, v),
+        |_: usize, _: &TokenStream| TokenStream::new(),
+    );
+    let near = near_funcs(&arguments);
+    let b = emit_with_funcs(&model.graph, &first, (&var, &p), &none, &near);
     let (stmts, d) = (b.stmts, l_q.len());
     let (l_q, l_v) = (svector(d, &b.values[..d]), svector(d, &b.values[d..]));
     quote! {
@@ -164,7 +197,21 @@ fn anchored_kernels(
                 return self.derivatives(q, v, out);
             };
             let (q, v) = (&q.data.0[0], &v.data.0[0]);
-            #derivatives
+            #anchored
+        }
+        #[inline]
+        fn derivatives_near(
+            &self,
+            q: &#qvec,
+            v: &#vec,
+            out: [&mut [[T; #dl]; #dl]; 3],
+            anchors: &[[T; 3]],
+        ) -> (#vec, #vec) {
+            let ::core::option::Option::Some(anchors) = anchors.first_chunk::<#count>() else {
+                return self.derivatives(q, v, out);
+            };
+            let (q, v) = (&q.data.0[0], &v.data.0[0]);
+            #continued
         }
         #[inline]
         fn l_q_and_l_v_near(&self, q: &#qvec, v: &#vec, anchors: &[[T; 3]]) -> (#vec, #vec) {
@@ -225,7 +272,7 @@ pub fn point_kernels(model: &mut Model, quantities: &Quantities) -> TokenStream 
         let (first, second) = (svector(d, first), svector(d, second));
         quote!(#stmts (#first, #second))
     };
-    let derivatives = derivatives_body(model, (l_q, l_v), [&l_qq, &l_qv, &l_vv], &[]);
+    let derivatives = derivatives_body(model, (l_q, l_v), [&l_qq, &l_qv, &l_vv], Anchoring::None);
     let (l_q, l_v) = (vector(model, l_q), vector(model, l_v));
     let pattern = |entries: &[Vec<Id>]| pattern_tokens(&matrix_pattern(model, entries));
     let (qq, qv, vv) = (pattern(&l_qq), pattern(&l_qv), pattern(&l_vv));

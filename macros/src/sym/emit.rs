@@ -64,17 +64,16 @@ pub fn emit_sunk(
 /// the tokens given), or `None` for the method call `x.f()`.
 pub type Funcs<'a> = &'a dyn Fn(Func, Id, &TokenStream) -> Option<TokenStream>;
 
-/// As [`emit`], with the elementary functions `funcs` computes in its own way (a kernel
-/// that continues `sin` and `cos` from anchors) and the rest as method calls.
+/// As [`emit_sunk`], with the elementary functions `funcs` computes in its own way (a
+/// kernel that continues `sin` and `cos` from anchors) and the rest as method calls.
 pub fn emit_with_funcs(
     g: &Graph,
     outputs: &[Id],
-    var: &dyn Fn(VarId) -> TokenStream,
-    private: &TokenStream,
+    (var, private): (&dyn Fn(VarId) -> TokenStream, &TokenStream),
+    sink: Sink,
     funcs: Funcs,
 ) -> Block {
-    let no_store: Sink = &|_, _| TokenStream::new();
-    let mut blocks = emit_blocks(g, outputs, (var, private), &[no_store], funcs);
+    let mut blocks = emit_blocks(g, outputs, (var, private), &[sink], funcs);
     blocks.swap_remove(0)
 }
 

@@ -103,6 +103,28 @@ impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
         model.derivatives_anchored(q, v, buffers, anchors)
     }
 
+    /// [`evaluate_with_first`](Self::evaluate_with_first) near the point another
+    /// stage's buffers anchored (`from`): their anchors taken, and `sin` and `cos`
+    /// continued from them ([`PointKernels::derivatives_near`]). A Lobatto step's first
+    /// stage is where the last step's last stage was.
+    pub fn evaluate_with_first_near<Mdl: PointKernels<T, D>>(
+        &mut self,
+        model: &Mdl,
+        (q, v): (&SVector<T, D>, &SVector<T, D>),
+        from: &Self,
+    ) -> (SVector<T, D>, SVector<T, D>) {
+        if !from.anchored {
+            return self.evaluate_with_first(model, (q, v));
+        }
+        (self.anchors, self.anchored) = (from.anchors, true);
+        let buffers = [
+            self.qq.borrow_mut(),
+            self.qv.borrow_mut(),
+            self.vv.borrow_mut(),
+        ];
+        model.derivatives_near(q, v, buffers, self.anchors.as_flattened())
+    }
+
     /// `(D₁L, D₂L)` at `(q, v)`: their `sin` and `cos` continued from the anchors of
     /// the last [`evaluate_with_first`](Self::evaluate_with_first) where it wrote them
     /// ([`PointKernels::l_q_and_l_v_near`], for a point near that one, as a Newton

@@ -277,7 +277,14 @@ where
         let mut l_v = [SVector::zeros(); S];
         let mut w = [SVector::zeros(); S];
         for j in 0..S {
-            let (l_q, l_vj) = self.hessians[j].evaluate_with_first(known.model, (&q[j], &v[j]));
+            let (l_q, l_vj) = match (j, self.hessians.split_last_mut()) {
+                // Stage 1 from the anchors of the last pass's stage `s`: with Lobatto's
+                // nodes the last step's end, `q⁰` to within Newton's last update.
+                (0, Some((last, [first, ..]))) => {
+                    first.evaluate_with_first_near(known.model, (&q[0], &v[0]), last)
+                }
+                _ => self.hessians[j].evaluate_with_first(known.model, (&q[j], &v[j])),
+            };
             self.evaluate_forces(known, j, (&q[j], &v[j]));
             // Stored before the blocks are added: the values the residual reads are then
             // computed where the second derivatives are (not moved past the
