@@ -354,7 +354,11 @@ fn main() {
         angle_schemes!(count!(angles, node,));
         return;
     }
-    let counts = [125, 250, 500, 1000, 2000, 4000];
+    // Step counts a factor √2 apart (and tolerances half a decade apart below): the
+    // target errors fall between points close enough for the interpolation to follow
+    // each curve (with counts a factor 2 apart, an order-8 scheme's error falls by 256
+    // or more between two points, more before the asymptotic regime).
+    let counts = [125, 177, 250, 354, 500, 707, 1000, 1414, 2000, 2828, 4000];
     let mut points = Vec::new();
     angle_schemes!(curves!(
         c,
@@ -365,7 +369,7 @@ fn main() {
         counts,
         angle_error,
     ));
-    let tolerances = [1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12];
+    let tolerances: Vec<f64> = (0..15).map(|k| 1e-5 * 10_f64.powf(-0.5 * k as f64)).collect();
     points.extend(dop853_curve(&mut c, "angles", &tolerances, |theta| {
         max_gap(&theta, &exact)
     }));
