@@ -369,7 +369,9 @@ fn main() {
         counts,
         angle_error,
     ));
-    let tolerances: Vec<f64> = (0..15).map(|k| 1e-5 * 10_f64.powf(-0.5 * k as f64)).collect();
+    let tolerances: Vec<f64> = (0..15)
+        .map(|k| 1e-5 * 10_f64.powf(-0.5 * k as f64))
+        .collect();
     points.extend(dop853_curve(&mut c, "angles", &tolerances, |theta| {
         max_gap(&theta, &exact)
     }));
