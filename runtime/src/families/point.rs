@@ -27,9 +27,12 @@ pub(crate) struct Hessians<T: Real, const D: usize, K: Storage> {
     /// `[x, sin x, cos x]` of the model's trigonometric arguments at the point of the
     /// last [`evaluate_with_first`](Self::evaluate_with_first), room for `2 D` of them
     /// ([`PointKernels::derivatives_anchored`]), and whether they were written.
-    anchors: [[[T; 3]; D]; 2],
+    anchors: Anchors<T, D>,
     anchored: bool,
 }
+
+/// Room for the `[x, sin x, cos x]` of `2 D` trigonometric arguments.
+type Anchors<T, const D: usize> = [[[T; 3]; D]; 2];
 
 impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
     pub fn zeros() -> Self {
@@ -93,14 +96,9 @@ impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
         model: &Mdl,
         (q, v): (&SVector<T, D>, &SVector<T, D>),
     ) -> (SVector<T, D>, SVector<T, D>) {
-        let buffers = [
-            self.qq.borrow_mut(),
-            self.qv.borrow_mut(),
-            self.vv.borrow_mut(),
-        ];
-        let anchors = self.anchors.as_flattened_mut();
-        self.anchored = Mdl::ANCHORS > 0 && Mdl::ANCHORS <= anchors.len();
-        model.derivatives_anchored(q, v, buffers, anchors)
+        self.anchored = Mdl::ANCHORS > 0 && Mdl::ANCHORS <= 2 * D;
+        let (buffers, anchors) = self.second_and_anchors();
+        model.derivatives_anchored(q, v, buffers, anchors.as_flattened_mut())
     }
 
     /// [`evaluate_with_first`](Self::evaluate_with_first) near the point another
@@ -117,12 +115,18 @@ impl<T: Real, const D: usize, K: Storage> Hessians<T, D, K> {
             return self.evaluate_with_first(model, (q, v));
         }
         (self.anchors, self.anchored) = (from.anchors, true);
+        let (buffers, anchors) = self.second_and_anchors();
+        model.derivatives_near(q, v, buffers, anchors.as_flattened())
+    }
+
+    /// The three second-derivative buffers the fused kernels write, and the anchors.
+    fn second_and_anchors(&mut self) -> ([&mut [[T; D]; D]; 3], &mut Anchors<T, D>) {
         let buffers = [
             self.qq.borrow_mut(),
             self.qv.borrow_mut(),
             self.vv.borrow_mut(),
         ];
-        model.derivatives_near(q, v, buffers, self.anchors.as_flattened())
+        (buffers, &mut self.anchors)
     }
 
     /// `(D₁L, D₂L)` at `(q, v)`: their `sin` and `cos` continued from the anchors of
