@@ -159,7 +159,9 @@ fn row(e: &Entry) -> String {
     let shape = match e.requires.model {
         ModelRequirement::Any => "",
         ModelRequirement::OneQuaternion => "; one `Quat`, its unit norm only",
-        ModelRequirement::RigidBody => "; one rigid body `½ Ω·J₀Ω`, its unit norm only",
+        ModelRequirement::RigidBody => {
+            "; rigid bodies `½ Ω·J₀Ω` with their unit norms, constant M elsewhere"
+        }
     };
     let forces = if e.requires.forces { "; `forces`" } else { "" };
     format!(

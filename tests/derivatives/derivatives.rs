@@ -32,7 +32,8 @@ use livens::{
     SchemeInfo, SchemeVisitor, Step, StepContext,
 };
 use livens_models::{
-    ClosedLoop, FourParticles, FreeBody, HeavyTop, LagrangeTop, ParticleOnTorus, Pendulum3d,
+    ClosedLoop, DoubleTop, FourParticles, FreeBody, HeavyTop, LagrangeTop, ParticleOnTorus,
+    Pendulum3d,
 };
 use num_dual::{Dual64, HyperDual64};
 
@@ -1165,4 +1166,13 @@ fn closed_loop_scheme_jacobians() {
     scheme_jacobian::<ClosedLoop<f64>, Mpl, 28, 16, 100>(Mpl, 0x5EED_0017);
     scheme_jacobian::<ClosedLoop<f64>, RemlPaper, 28, 16, 44>(RemlPaper, 0x5EED_0018);
     scheme_jacobian::<ClosedLoop<f64>, EmlPaper, 28, 16, 100>(EmlPaper, 0x5EED_0019);
+}
+
+fixture!(DoubleTop, 11, 5, [rho, a, gravity]);
+
+/// EMH on two bodies and a particle (issue 30): each body's `M₄` block, the particle's
+/// constant `M⁻¹` and the joint's rows of `∇̄g`, checked as the closed loop's are.
+#[test]
+fn double_top_emh_jacobian() {
+    scheme_jacobian::<DoubleTop<f64>, Emh, 11, 5, 27>(Emh, 0x5EED_001A);
 }

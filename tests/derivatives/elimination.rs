@@ -12,7 +12,7 @@
 use livens::prelude::*;
 use livens::solve::lu;
 use livens_models::{
-    Chain10, ClosedLoop, FourParticles, FreeBody, HeavyTop, LagrangeTop, MassSpring,
+    Chain10, ClosedLoop, DoubleTop, FourParticles, FreeBody, HeavyTop, LagrangeTop, MassSpring,
     ParticleOnTorus, Pendulum3d, SpringPendulum,
 };
 
@@ -168,6 +168,7 @@ fn planned_solves_agree_with_partial_pivoting() {
         differences!(HeavyTop::new(), 0.01, 20, "heavy top": Eml, Reml, NullEml, Mpl, Mph, Emh),
     );
     results.extend(differences!(ClosedLoop::new(), 0.05, 5, "closed loop": Eml, RemlPaper, Mpl));
+    results.extend(differences!(DoubleTop::new(), 0.01, 20, "double top": Emh));
     #[cfg(not(debug_assertions))]
     {
         let chain20 = Chain20::new();
@@ -241,6 +242,7 @@ fn the_papers_runs_never_fall_back_to_partial_pivoting() {
     results.extend(runs!(FreeBody::new(), 0.01, "free body": Eml, Reml, NullEml, Mpl, Mph, Emh));
     results.extend(runs!(HeavyTop::new(), 0.01, "heavy top": Eml, Reml, NullEml, Mpl, Mph, Emh));
     results.extend(runs!(ClosedLoop::new(), 0.05, "closed loop": Eml, RemlPaper, Mpl));
+    results.extend(runs!(DoubleTop::new(), 0.01, "double top": Emh));
     #[cfg(not(debug_assertions))]
     {
         let chain20 = Chain20::new();

@@ -917,3 +917,99 @@ fn free_body_second_order_against_rk4() {
         );
     }
 }
+
+livens::model! {
+    /// Two heavy tops ([`HeavyTop`]'s cone) and a particle on a spring between them in
+    /// `q`, uncoupled: the Hamiltonian schemes on several bodies and a constant-mass
+    /// block (issue 30), against one body at a time and the midpoint rule's closed form.
+    pub struct TwoTopsAndASpring {
+        params { rho = 2700.0, a = 0.1, gravity = 9.81, mx = 0.3, k = 2.0 }
+        coords { qa: Quat, x: Scalar, qb: Quat }
+        invariants { wa: omega(qa, qa_dot), wb: omega(qb, qb_dot) }
+        let r = 0.5 * a;
+        let m = rho * pi * r * r * a / 3.0;
+        let l = 0.75 * a;
+        let j1 = 3.0 / 80.0 * m * (4.0 * r * r + a * a) + m * l * l;
+        let j3 = 0.3 * m * r * r;
+        kinetic = 0.5 * (j1 * (wa[0] * wa[0] + wa[1] * wa[1]) + j3 * wa[2] * wa[2])
+            + 0.5 * mx * x_dot * x_dot
+            + 0.5 * (j1 * (wb[0] * wb[0] + wb[1] * wb[1]) + j3 * wb[2] * wb[2]);
+        potential = m * gravity * l * (dot(e3, rotate(qa, e3)) + dot(e3, rotate(qb, e3)))
+            + 0.5 * k * x * x;
+        holonomic { unit_a: 0.5 * (dot(qa, qa) - 1.0), unit_b: 0.5 * (dot(qb, qb) - 1.0) }
+        schemes { Mph, Emh }
+    }
+}
+
+/// MPH and EMH on two uncoupled tops and a spring (one system, one Newton solve) step
+/// each body as the one-body scheme steps it alone, to Newton's tolerance, and the
+/// spring as the midpoint rule does in closed form: a rotation of `(x, p/(mω))` by
+/// `2 atan(hω/2)` per step. The second top starts where the first is after 37 steps, so
+/// that a mix-up of the bodies shows.
+#[test]
+fn hamiltonian_schemes_on_several_bodies_step_each_as_alone() {
+    fn compare<S: Copy + core::fmt::Debug>(scheme: S)
+    where
+        HeavyTop<f64>: Step<f64, S, State = NodeState<f64, 4, 1>>,
+        TwoTopsAndASpring<f64>: Step<f64, S, State = NodeState<f64, 9, 2>>,
+    {
+        let (h, steps) = (HeavyTop::DEFAULT_STEP, 200);
+        let top = HeavyTop::new();
+        let start_a = top.initial_state().expect("steady precession");
+        let mut alone = Integrator::new(top, scheme, h, start_a);
+        alone.run(37).expect("converges");
+        let start_b = *alone.state();
+        let both = TwoTopsAndASpring::new();
+        let (mx, k) = (both.mx, both.k);
+        let (x0, px0) = (0.4, 0.15);
+        let mut q = SVector::<f64, 9>::zeros();
+        let (mut v, mut p) = (q, q);
+        for (offset, s) in [(0, &start_a), (5, &start_b)] {
+            for i in 0..4 {
+                q[offset + i] = s.q[i];
+                v[offset + i] = s.v[i];
+                p[offset + i] = s.p[i];
+            }
+        }
+        (q[4], v[4], p[4]) = (x0, px0 / mx, px0);
+        let lambda = SVector::<f64, 2>::new(start_a.lambda[0], start_b.lambda[0]);
+        let start = NodeState {
+            t: 0.0,
+            q,
+            v,
+            p,
+            lambda,
+            gamma: SVector::zeros(),
+        };
+        let mut joint = Integrator::new(both, scheme, h, start);
+        let mut a = Integrator::new(top, scheme, h, start_a);
+        let mut b = Integrator::new(top, scheme, h, start_b);
+        let omega = (k / mx).sqrt();
+        let angle = 2.0 * (0.5 * h * omega).atan();
+        let mut worst: f64 = 0.0;
+        for n in 1..=steps {
+            joint.step().expect("converges");
+            a.step().expect("converges");
+            b.step().expect("converges");
+            let s = joint.state();
+            for (offset, one) in [(0, a.state()), (5, b.state())] {
+                for i in 0..4 {
+                    worst = worst.max((s.q[offset + i] - one.q[i]).abs());
+                    worst = worst.max((s.p[offset + i] - one.p[i]).abs() / one.p.norm());
+                    worst = worst.max((s.v[offset + i] - one.v[i]).abs() / one.v.norm());
+                }
+            }
+            // The midpoint rule maps (x, p/(mω)) by a rotation through `angle`.
+            let (c, sn) = ((n as f64 * angle).cos(), (n as f64 * angle).sin());
+            let x = c * x0 + sn * px0 / (mx * omega);
+            let px = -sn * mx * omega * x0 + c * px0;
+            worst = worst.max((s.q[4] - x).abs() / x0.abs());
+            worst = worst.max((s.p[4] - px).abs() / px0.abs());
+            worst = worst.max((s.v[4] - px / mx).abs() * mx / px0.abs());
+        }
+        println!("{scheme:?}: two tops and a spring against one top at a time: {worst:.2e}");
+        assert!(worst <= 1e-13, "{scheme:?}: {worst:e}");
+    }
+    compare(Mph);
+    compare(Emh);
+}

@@ -1,6 +1,6 @@
-//! Small dense linear algebra for the checks at sample points: one Gaussian elimination
-//! and the least-norm solution of an underdetermined system, shared by the symmetry
-//! check and the sampled rank checks.
+//! Small dense linear algebra for the checks at sample points: one Gaussian elimination,
+//! the least-norm solution of an underdetermined system (the symmetry check and the
+//! sampled rank checks) and a Cholesky test of positive definiteness (the mass checks).
 
 /// The solution of `a x = b` by Gaussian elimination with partial pivoting; `None` if a
 /// pivot is (numerically) zero or not finite.
@@ -52,6 +52,24 @@ pub fn min_norm(g: &[&[f64]], y: &[f64], ridge: f64) -> Option<Vec<f64>> {
             .map(|i| (0..m).map(|k| g[k][i] * z[k]).sum())
             .collect(),
     )
+}
+
+/// Cholesky, column by column, of a symmetric matrix: the first pivot `≤ 0` (or NaN), at
+/// its column, or `None` when the matrix is positive definite (an empty one is).
+pub fn nonpositive_pivot(a: &[Vec<f64>]) -> Option<(usize, f64)> {
+    let n = a.len();
+    let mut l = vec![vec![0.0; n]; n];
+    for j in 0..n {
+        let pivot = a[j][j] - (0..j).map(|k| l[j][k] * l[j][k]).sum::<f64>();
+        if pivot.is_nan() || pivot <= 0.0 {
+            return Some((j, pivot));
+        }
+        l[j][j] = pivot.sqrt();
+        for i in j + 1..n {
+            l[i][j] = (a[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>()) / l[j][j];
+        }
+    }
+    None
 }
 
 #[cfg(test)]

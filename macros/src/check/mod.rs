@@ -2,6 +2,7 @@
 //! each with the reason it exists; errors land on the user's token.
 mod linear;
 mod momentum_drift;
+mod rigid_bodies;
 mod sampled;
 mod symmetry;
 
@@ -32,7 +33,8 @@ pub fn check(
     nonholonomic_schemes(model, schemes, &mut errors);
     forced_schemes(model, schemes, &mut errors);
     group_models(model, schemes, &mut errors);
-    single_rigid_body(model, quantities, schemes, &mut errors);
+    single_quaternion(model, schemes, &mut errors);
+    rigid_bodies::rigid_bodies(model, quantities, schemes, &mut errors);
     // A group model's `momentum` block is `group_models`'s error.
     if sampled::finite_lagrangian(model, &mut errors) && !model.is_group() {
         symmetry::symmetries(model, quantities, &mut errors);
@@ -41,17 +43,9 @@ pub fn check(
 }
 
 /// Null-EML rotates the one quaternion of the model and drops the multiplier of its
-/// unit-norm constraint (spec 001 §2.6), and the Hamiltonian schemes MPH and EMH build
-/// the regular mass matrix `M₄` of one rigid body from its inertia `J₀` (§2.8–2.9): the
-/// model must be that and nothing more. Both are recognised at points: the constraint
-/// `g(q) = c (q·q − 1)` for one `c ≠ 0`, and for a rigid body the mass matrix
-/// `M(q) = 4 G(q)ᵀJ₀G(q)` with `J₀` read at the identity, the kinetic energy `½ Ω·J₀Ω`.
-fn single_rigid_body(
-    model: &Model,
-    quantities: &Quantities,
-    schemes: &[SchemeRequest],
-    errors: &mut Errors,
-) {
+/// unit-norm constraint (spec 001 §2.6): the model must be that and nothing more,
+/// recognised at points: the constraint `g(q) = c (q·q − 1)` for one `c ≠ 0`.
+fn single_quaternion(model: &Model, schemes: &[SchemeRequest], errors: &mut Errors) {
     let at = |e, q: &[f64; 4]| {
         model.graph.eval(e, &|v| match model.role(v) {
             Role::Q(i) => q[i],
@@ -61,7 +55,7 @@ fn single_rigid_body(
     };
     for req in schemes
         .iter()
-        .filter(|s| s.kind.model_shape() != ModelShape::Any)
+        .filter(|s| s.kind.model_shape() == ModelShape::OneQuaternion)
     {
         let one_quaternion = matches!(model.coords.as_slice(), [c] if c.kind == CoordKind::Quat);
         let unit = one_quaternion && model.constraints.len() == 1 && {
@@ -76,90 +70,23 @@ fn single_rigid_body(
                     .all(|r| (r - ratios[0]).abs() <= 1e-12 * ratios[0].abs())
         };
         if !unit {
-            let why = match req.kind.model_shape() {
-                ModelShape::OneQuaternion => "its update rotates the model's only coordinate",
-                _ => "its equations are the Hamiltonian form of the model's only coordinate",
-            };
             // error: scheme `NullEml` is for one rigid body …
             errors.push(
                 req.span,
                 format!(
-                    "scheme `{}` is for one rigid body: {why}, a `Quat`, whose only \
-                     constraint is its unit norm (`holonomic {{ unit: 0.5 * (dot(q, q) - \
-                     1.0) }}`); use `Eml` or `Reml` for other models",
-                    req.kind.name()
-                ),
-            );
-            continue;
-        }
-        if req.kind.model_shape() == ModelShape::RigidBody && !rigid_body_mass(quantities, at) {
-            // error: scheme `Emh` needs the kinetic energy of a rigid body …
-            errors.push(
-                req.span,
-                format!(
-                    "scheme `{}` needs the kinetic energy of a rigid body about a fixed \
-                     point, `0.5 * dot(w, J0 w)` with `w = omega(q, q_dot)` and a constant \
-                     positive definite `J0`: it builds the regular mass matrix `M4` from \
-                     `J0`; use `Eml` or `Mpl` for other kinetic energies",
+                    "scheme `{}` is for one rigid body: its update rotates the model's only \
+                     coordinate, a `Quat`, whose only constraint is its unit norm (`holonomic \
+                     {{ unit: 0.5 * (dot(q, q) - 1.0) }}`); use `Eml` or `Reml` for other models",
                     req.kind.name()
                 ),
             );
         }
     }
-}
-
-/// Whether `M(q) = 4 G(q)ᵀ J₀ G(q)` at the test points, with `J₀ = ¼ M(e)[1.., 1..]`
-/// positive definite (its leading minors positive).
-fn rigid_body_mass(quantities: &Quantities, at: impl Fn(crate::sym::Id, &[f64; 4]) -> f64) -> bool {
-    let mass_at = |q: &[f64; 4]| -> Vec<Vec<f64>> {
-        let m = &quantities.mass;
-        m.iter()
-            .map(|row| row.iter().map(|&e| at(e, q)).collect())
-            .collect()
-    };
-    let m_e = mass_at(&[1.0, 0.0, 0.0, 0.0]);
-    let j0: Vec<Vec<f64>> = (1..4)
-        .map(|i| (1..4).map(|j| 0.25 * m_e[i][j]).collect())
-        .collect();
-    let minors = [
-        j0[0][0],
-        j0[0][0] * j0[1][1] - j0[0][1] * j0[1][0],
-        j0[0][0] * (j0[1][1] * j0[2][2] - j0[1][2] * j0[2][1])
-            - j0[0][1] * (j0[1][0] * j0[2][2] - j0[1][2] * j0[2][0])
-            + j0[0][2] * (j0[1][0] * j0[2][1] - j0[1][1] * j0[2][0]),
-    ];
-    if !minors.iter().all(|&x| x > 0.0) || m_e[0].iter().any(|&x| x != 0.0) {
-        return false;
-    }
-    // G(q) = [ −q⃗ , q₀ I₃ − hat(q⃗) ] (35a).
-    let g_of = |q: &[f64; 4]| -> [[f64; 4]; 3] {
-        [
-            [-q[1], q[0], q[3], -q[2]],
-            [-q[2], -q[3], q[0], q[1]],
-            [-q[3], q[2], -q[1], q[0]],
-        ]
-    };
-    POINTS.iter().all(|q| {
-        let (m, g) = (mass_at(q), g_of(q));
-        let scale = m.iter().flatten().fold(1.0f64, |s, x| s.max(x.abs()));
-        (0..4).all(|r| {
-            (0..4).all(|c| {
-                let want: f64 = (0..3)
-                    .map(|i| {
-                        (0..3)
-                            .map(|j| 4.0 * g[i][r] * j0[i][j] * g[j][c])
-                            .sum::<f64>()
-                    })
-                    .sum();
-                (m[r][c] - want).abs() <= 1e-12 * scale
-            })
-        })
-    })
 }
 
 /// Points (not unit) where a rigid-body scheme's model is recognised: the unit-norm
 /// constraint's ratio to `q·q − 1`, and the mass matrix against `4 GᵀJ₀G`, an identity
-/// for every `q`.
+/// for every `q` ([`rigid_bodies`]).
 const POINTS: [[f64; 4]; 3] = [
     [0.3, -0.7, 0.2, 0.9],
     [1.4, 0.1, -0.5, 0.2],
@@ -469,7 +396,6 @@ fn positive_definite(model: &Model, mass: &[Vec<crate::sym::Id>]) -> Result<(), 
             _ => f64::NAN,
         })
     };
-    let n = mass.len();
     let a: Vec<Vec<f64>> = mass
         .iter()
         .map(|row| row.iter().map(|&e| value(e)).collect())
@@ -483,23 +409,15 @@ fn positive_definite(model: &Model, mass: &[Vec<crate::sym::Id>]) -> Result<(), 
             ));
         }
     }
-    // Cholesky, column by column: a pivot ≤ 0 (or NaN) means M is not positive definite.
-    let mut l = vec![vec![0.0; n]; n];
-    for j in 0..n {
-        let pivot = a[j][j] - (0..j).map(|k| l[j][k] * l[j][k]).sum::<f64>();
-        if pivot.is_nan() || pivot <= 0.0 {
-            return Err(format!(
-                "the mass matrix ∂²L/∂v² is not positive definite at the parameters' defaults \
-                 (elimination meets a pivot of {pivot:?} at the coordinate `{}`): the kinetic \
-                 energy must be positive for every nonzero velocity, so check the signs of \
-                 the masses and inertias",
-                model.coord_names[j]
-            ));
-        }
-        l[j][j] = pivot.sqrt();
-        for i in j + 1..n {
-            l[i][j] = (a[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>()) / l[j][j];
-        }
+    // A pivot ≤ 0 (or NaN) means M is not positive definite.
+    if let Some((j, pivot)) = linear::nonpositive_pivot(&a) {
+        return Err(format!(
+            "the mass matrix ∂²L/∂v² is not positive definite at the parameters' defaults \
+             (elimination meets a pivot of {pivot:?} at the coordinate `{}`): the kinetic \
+             energy must be positive for every nonzero velocity, so check the signs of \
+             the masses and inertias",
+            model.coord_names[j]
+        ));
     }
     Ok(())
 }

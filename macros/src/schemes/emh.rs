@@ -1,5 +1,5 @@
 //! EMH, the energy–momentum scheme of Betsch and Siebert (2009) on the Hamiltonian form of
-//! one rigid body (Kinon, Betsch, "Conserving integration of multibody systems with
+//! rigid bodies (Kinon, Betsch, "Conserving integration of multibody systems with
 //! singular and non-constant mass matrix including quaternion-based rigid body dynamics",
 //! App. D, Def. D.2, eq. (146); spec 001 §2.9). Unknowns `x = (q¹, p¹, λ)`:
 //!
@@ -26,10 +26,14 @@ use crate::ir::Model;
 /// The step equations: the discrete derivatives of (146).
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     body_hamiltonian::template(model, inputs, |model, setup, body, nodes| {
-        let t0 = body.invariant(&mut model.graph, &nodes.q0, &nodes.p0);
-        let t1 = body.invariant(&mut model.graph, &nodes.q1, &nodes.p1);
-        let tm = midpoint(model, &t0, &t1);
-        let c = body.co_energy_gradient(&mut model.graph, &tm);
+        let t0 = body.invariants(&mut model.graph, &nodes.q0, &nodes.p0);
+        let t1 = body.invariants(&mut model.graph, &nodes.q1, &nodes.p1);
+        let tm: Vec<Vec<_>> = t0
+            .iter()
+            .zip(&t1)
+            .map(|(t0, t1)| midpoint(model, t0, t1))
+            .collect();
+        let c = body.co_energy_gradients(&mut model.graph, &tm);
         let grad_v = discrete_gradient_v(model, &setup.qs.grad_v, &nodes.q0, &nodes.q1, &nodes.qm);
         let constraint_rows = if setup.m == 0 {
             Vec::new()

@@ -424,7 +424,7 @@ impl SchemeKind {
     }
 
     /// What the scheme needs of the model's shape: one quaternion (Null-EML rotates it,
-    /// spec 001 §2.6), one rigid body (the Hamiltonian schemes build `M₄` from its `J₀`,
+    /// spec 001 §2.6), rigid bodies (the Hamiltonian schemes build each `M₄` from its `J₀`,
     /// §2.8–2.9), or nothing.
     pub fn model_shape(self) -> ModelShape {
         self.entry.model

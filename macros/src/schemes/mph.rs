@@ -1,4 +1,4 @@
-//! MPH, the midpoint rule on the Hamiltonian form of one rigid body (Kinon, Betsch,
+//! MPH, the midpoint rule on the Hamiltonian form of rigid bodies (Kinon, Betsch,
 //! "Conserving integration of multibody systems with singular and non-constant mass
 //! matrix including quaternion-based rigid body dynamics", App. B, Def. B.2, eq. (133);
 //! spec 001 §2.8), with the regular mass matrix `M₄` of App. D ([`super::body_hamiltonian`]).
@@ -23,8 +23,8 @@ use crate::ir::Model;
 /// The step equations: every derivative at the midpoint.
 pub fn template(model: &mut Model, inputs: &Inputs) -> Template {
     body_hamiltonian::template(model, inputs, |model, setup, body, nodes| {
-        let t = body.invariant(&mut model.graph, &nodes.qm, &nodes.pm);
-        let c = body.co_energy_gradient(&mut model.graph, &t);
+        let t = body.invariants(&mut model.graph, &nodes.qm, &nodes.pm);
+        let c = body.co_energy_gradients(&mut model.graph, &t);
         let grad_v = at(model, &setup.qs.grad_v, &nodes.qm, None);
         let constraint_rows = setup
             .qs

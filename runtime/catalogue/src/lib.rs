@@ -674,7 +674,7 @@ macro_rules! with_catalogue {
                 template: mpl::template,
             }
 
-            /// MPH, the midpoint rule on the Hamiltonian form of one rigid body (Kinon, Betsch,
+            /// MPH, the midpoint rule on the Hamiltonian form of rigid bodies (Kinon, Betsch,
             /// "Conserving integration of multibody systems with singular and non-constant mass
             /// matrix including quaternion-based rigid body dynamics", App. B, Def. B.2; spec 001
             /// §2.8), with the regular mass matrix `M₄ = 4 Q_l(q) J₄ Q_l(q)ᵀ` of App. D (139):
@@ -687,8 +687,11 @@ macro_rules! with_catalogue {
             ///
             /// with `T* = ⅛ t·J₄⁻¹t`, `t = Q_l(q)ᵀ p` (138), (145). Unknowns `(q¹, p¹, λ)`,
             /// `2d + m`; the state's `v` is `M₄⁻¹ p`. Newton starts from `q⁰ + h v⁰` for either
-            /// guess (the paper's footnote 5). Requires one `Quat` coordinate with its unit-norm
-            /// constraint and the kinetic energy `½ Ω·J₀Ω` of a rigid body (`J₀` is read off it).
+            /// guess (the paper's footnote 5). Requires every `Quat` coordinate to carry its
+            /// unit-norm constraint and the kinetic energy `½ Ω·J₀Ω` of a rigid body (`J₀` is
+            /// read off it), the other coordinates a constant mass matrix, and no term coupling
+            /// a body to another coordinate. The paper writes App. D for one body; the co-energy
+            /// of several is the sum of theirs.
             ///
             /// Properties: second order; `g = 0` at the nodes; momentum maps of linear symmetries
             /// conserved; the Hamiltonian is not (the paper's reference for what EMH adds).
@@ -704,12 +707,12 @@ macro_rules! with_catalogue {
                 symplectic: false,
                 requires: { mass: Any, constraints: Holonomic, model: RigidBody, forces: false },
                 constraints_at_nodes: true,
-                note: "one rigid body, Hamiltonian form with `M₄`; `g = 0` at nodes; momentum maps exact, energy not",
+                note: "rigid bodies, Hamiltonian form with `M₄`; `g = 0` at nodes; momentum maps exact, energy not",
                 template: mph::template,
             }
 
             /// EMH, the energy–momentum scheme of Betsch and Siebert (2009) on the Hamiltonian
-            /// form of one rigid body (Kinon, Betsch, "Conserving integration of multibody systems
+            /// form of rigid bodies (Kinon, Betsch, "Conserving integration of multibody systems
             /// with singular and non-constant mass matrix including quaternion-based rigid body
             /// dynamics", App. D, Def. D.2; spec 001 §2.9):
             ///
@@ -736,7 +739,7 @@ macro_rules! with_catalogue {
                 symplectic: false,
                 requires: { mass: Any, constraints: Holonomic, model: RigidBody, forces: false },
                 constraints_at_nodes: true,
-                note: "one rigid body, Hamiltonian form with `M₄`; `H = T* + V` exact; `g = 0` and `q·p = 0` at nodes",
+                note: "rigid bodies, Hamiltonian form with `M₄`; `H = T* + V` exact; `g = 0` and `q·p = 0` at nodes; state `(q, p)`, no parasitic modes",
                 template: emh::template,
             }
 

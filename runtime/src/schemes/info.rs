@@ -56,7 +56,7 @@ pub struct Requirements {
     pub mass: MassRequirement,
     /// Holonomic constraints.
     pub constraints: ConstraintSupport,
-    /// The model's shape, for schemes written for one rigid body.
+    /// The model's shape, for schemes written for rigid bodies.
     pub model: ModelRequirement,
     /// Whether the scheme's equations have the `forces` block's term (`model!` refuses
     /// a forced model for the others, which would integrate the unforced system).
@@ -71,9 +71,11 @@ pub enum ModelRequirement {
     /// One `Quat` coordinate whose only constraint is its unit norm (the update rotates
     /// it: Null-EML).
     OneQuaternion,
-    /// [`OneQuaternion`](Self::OneQuaternion) with the kinetic energy `½ Ω·J₀Ω` of a
-    /// rigid body about a fixed point, `Ω = 2 G(q) q̇` (the Hamiltonian schemes build the
-    /// regular mass matrix `M₄` from `J₀`).
+    /// Rigid bodies and particles: every `Quat` coordinate with its unit norm among the
+    /// constraints and the kinetic energy `½ Ω·J₀Ω` of a rigid body, `Ω = 2 G(q) q̇`, the
+    /// other coordinates with a constant mass matrix, no term coupling a body to another
+    /// coordinate (the Hamiltonian schemes build the regular mass matrix `M₄` of each
+    /// body from its `J₀`).
     RigidBody,
 }
 
