@@ -167,6 +167,31 @@ fn double_top() {
     );
 }
 
+/// EMH on the double top is second order: its positions at t = 0.1 against EML's at
+/// h = 1e-5 (another scheme, whose own error there is 1e-4 of the errors compared), for
+/// h = 0.002 and 0.001.
+#[test]
+fn double_top_emh_is_second_order() {
+    let model = DoubleTop::new();
+    let start = model.initial_state().expect("consistent");
+    let steps = |h: f64| (0.1 / h).round() as usize;
+    let emh = |h: f64| {
+        let mut sim = Integrator::new(model, Emh, h, start);
+        sim.run(steps(h)).expect("converges");
+        sim.state().q
+    };
+    let mut eml = Integrator::new(model, Eml, 1e-5, start);
+    eml.run(steps(1e-5)).expect("converges");
+    let reference = eml.state().q;
+    let errors = [0.002, 0.001].map(|h| (emh(h) - reference).amax());
+    let order = (errors[0] / errors[1]).log2();
+    println!(
+        "EMH on the double top: errors {:.3e} and {:.3e} at h = 0.002, 0.001, order {order:.3}",
+        errors[0], errors[1]
+    );
+    assert!((order - 2.0).abs() < 0.1, "{errors:?}, order {order}");
+}
+
 livens::model! {
     /// The spring pendulum in spherical coordinates of spec 001 §3.2 (the paper's
     /// Sect. 5.2: a configuration-dependent mass matrix, no constraints), with REML.
