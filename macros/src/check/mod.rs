@@ -60,14 +60,7 @@ fn single_quaternion(model: &Model, schemes: &[SchemeRequest], errors: &mut Erro
         let one_quaternion = matches!(model.coords.as_slice(), [c] if c.kind == CoordKind::Quat);
         let unit = one_quaternion && model.constraints.len() == 1 && {
             let g = model.constraints[0].expr;
-            let ratios: Vec<f64> = POINTS
-                .iter()
-                .map(|q| at(g, q) / (q.iter().map(|x| x * x).sum::<f64>() - 1.0))
-                .collect();
-            ratios[0].abs() > 1e-12
-                && ratios
-                    .iter()
-                    .all(|r| (r - ratios[0]).abs() <= 1e-12 * ratios[0].abs())
+            is_unit_norm(POINTS.iter().map(|q| (at(g, q), &q[..])))
         };
         if !unit {
             // error: scheme `NullEml` is for one rigid body …
@@ -82,6 +75,18 @@ fn single_quaternion(model: &Model, schemes: &[SchemeRequest], errors: &mut Erro
             );
         }
     }
+}
+
+/// Whether a constraint is `c (q·q − 1)` for one `c ≠ 0`, from its values at points
+/// (not unit) and the quaternion `q` there: the ratios agree to 1e-12.
+fn is_unit_norm<'a>(values: impl Iterator<Item = (f64, &'a [f64])>) -> bool {
+    let ratios: Vec<f64> = values
+        .map(|(g, q)| g / (q.iter().map(|x| x * x).sum::<f64>() - 1.0))
+        .collect();
+    ratios[0].abs() > 1e-12
+        && ratios
+            .iter()
+            .all(|r| (r - ratios[0]).abs() <= 1e-12 * ratios[0].abs())
 }
 
 /// Points (not unit) where a rigid-body scheme's model is recognised: the unit-norm

@@ -71,16 +71,10 @@ fn recognise(model: &Model, quantities: &Quantities) -> Result<(), String> {
         })
     };
     for &b in &bodies {
-        let unit = model.constraints.iter().any(|c| {
-            let ratios: Vec<f64> = points
-                .iter()
-                .map(|z| eval(c.expr, z) / (z[b..b + 4].iter().map(|x| x * x).sum::<f64>() - 1.0))
-                .collect();
-            ratios[0].abs() > 1e-12
-                && ratios
-                    .iter()
-                    .all(|r| (r - ratios[0]).abs() <= 1e-12 * ratios[0].abs())
-        });
+        let unit = model
+            .constraints
+            .iter()
+            .any(|c| super::is_unit_norm(points.iter().map(|z| (eval(c.expr, z), &z[b..b + 4]))));
         if !unit {
             let name = model.coord_names[b].split('.').next().unwrap_or("q");
             return Err(format!(
