@@ -73,8 +73,10 @@ impl Hamiltonian {
             .iter()
             .map(|&i| rest.iter().map(|&j| mass[i][j]).collect())
             .collect();
-        // `check` has verified that M_r is constant and positive definite.
-        let rest_minv = constant_inverse(model, &rest_mass).unwrap_or_default();
+        // `check` has verified that M_r is constant and positive definite (and that no
+        // coordinate is on a group, so that `q` and `p` share the offsets used here).
+        let rest_minv =
+            constant_inverse(model, &rest_mass).expect("check: M_r constant, positive definite");
         Hamiltonian {
             bodies,
             rest,
