@@ -275,6 +275,20 @@ impl Model {
         self.q.len()
     }
 
+    /// The rigid bodies and particles of a model in a vector space (the Hamiltonian
+    /// schemes' split): where each `Quat` coordinate starts, and the indices of every
+    /// other scalar coordinate. Off a group `q` and `v` share these indices.
+    pub fn bodies_and_particles(&self) -> (Vec<usize>, Vec<usize>) {
+        let (bodies, rest): (Vec<&Coord>, Vec<&Coord>) =
+            self.coords.iter().partition(|c| c.kind == CoordKind::Quat);
+        let bodies = bodies.iter().map(|c| c.offset).collect();
+        let rest = rest
+            .iter()
+            .flat_map(|c| c.offset..c.offset + c.kind.len())
+            .collect();
+        (bodies, rest)
+    }
+
     /// Whether a coordinate lives on a Lie group (`SO3`, `SE2`).
     pub fn is_group(&self) -> bool {
         self.coords.iter().any(|c| c.kind.is_group())

@@ -12,7 +12,7 @@
 //! - the other coordinates' mass matrix is constant and positive definite.
 use super::POINTS;
 use crate::errors::Errors;
-use crate::ir::{CoordKind, Model, Role};
+use crate::ir::{Model, Role};
 use crate::quantities::{is_constant, Quantities};
 use crate::schemes::{ModelShape, SchemeRequest};
 
@@ -42,15 +42,7 @@ pub fn rigid_bodies(
 /// `Ok` for rigid bodies and particles, else why not (the message after the scheme's name).
 fn recognise(model: &Model, quantities: &Quantities) -> Result<(), String> {
     let d = model.dim();
-    let bodies: Vec<usize> = model
-        .coords
-        .iter()
-        .filter(|c| c.kind == CoordKind::Quat)
-        .map(|c| c.offset)
-        .collect();
-    let rest: Vec<usize> = (0..d)
-        .filter(|i| !bodies.iter().any(|b| (b..&(b + 4)).contains(&i)))
-        .collect();
+    let (bodies, rest) = model.bodies_and_particles();
     if bodies.is_empty() || model.coords.iter().any(|c| c.kind.is_group()) {
         return Err(format!(
             "is for rigid bodies in unit quaternions: its equations are the Hamiltonian form \

@@ -26,7 +26,7 @@
 //! `|q| = 1` and `q·p = 0` (Remark D.1).
 use super::algebra::Algebra;
 use super::common::{Inputs, NextState, Setup, Template};
-use crate::ir::{CoordKind, Model};
+use crate::ir::Model;
 use crate::quantities::constant_inverse;
 use crate::quaternion;
 use crate::sym::{Graph, Id};
@@ -54,20 +54,13 @@ impl Hamiltonian {
     /// mass matrix, no term coupling two blocks.
     pub fn new(model: &mut Model, setup: &Setup) -> Self {
         let mass = setup.qs.mass.clone();
-        let coords: Vec<(CoordKind, usize)> =
-            model.coords.iter().map(|c| (c.kind, c.offset)).collect();
-        let bodies = coords
-            .iter()
-            .filter(|(kind, _)| *kind == CoordKind::Quat)
-            .map(|&(_, offset)| Body {
+        let (offsets, rest) = model.bodies_and_particles();
+        let bodies = offsets
+            .into_iter()
+            .map(|offset| Body {
                 offset,
                 quarter_j4_inv: quarter_j4_inv(model, &mass, offset),
             })
-            .collect();
-        let rest: Vec<usize> = coords
-            .iter()
-            .filter(|(kind, _)| *kind != CoordKind::Quat)
-            .flat_map(|&(kind, offset)| offset..offset + kind.len())
             .collect();
         let rest_mass: Vec<Vec<Id>> = rest
             .iter()
